@@ -1,0 +1,88 @@
+//! `board`: a task board MCP server whose `plan_week` tool hands the planning to a model,
+//! with the board's own tools.
+//!
+//! ```text
+//! board [--http 127.0.0.1:PORT | --stdio] [--model-url URL] [--model NAME]
+//! ```
+//!
+//! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
+//! any OpenAI-compatible server: `--model-url`, else `LADOGA_MODEL_URL`, else
+//! `http://127.0.0.1:1234`; the name is `--model`, else `LADOGA_MODEL`, else `qwen3`. Each turn
+//! of an orchestration is logged on stderr (`RUST_LOG` filters it; `ladoga=info` by default).
+
+mod tasks;
+#[cfg(unix)]
+mod stdin;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use neva::prelude::*;
+
+/// A task board MCP server with a model-driven `plan_week` tool.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Cli {
+    /// Serve over Streamable HTTP at this loopback address, endpoint `/mcp`.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:3000", conflicts_with = "stdio")]
+    http: String,
+    /// Serve over stdin and stdout instead; the server exits when stdin closes.
+    #[arg(long)]
+    stdio: bool,
+    /// The OpenAI-compatible model server.
+    #[arg(long, value_name = "URL", env = "LADOGA_MODEL_URL", default_value = "http://127.0.0.1:1234")]
+    model_url: String,
+    /// The model name to ask that server for.
+    #[arg(long, value_name = "NAME", env = "LADOGA_MODEL", default_value = "qwen3")]
+    model: String,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "ladoga=info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .init();
+
+    let client = match svir::Client::openai(&cli.model_url).build() {
+        Ok(client) => client,
+        Err(error) => {
+            eprintln!("board: the model URL `{}` is not usable: {error}", cli.model_url);
+            return ExitCode::FAILURE;
+        }
+    };
+    let model = ladoga::Model::new(client, &cli.model);
+
+    let app = App::new()
+        .without_greeting()
+        .with_options(|opt| {
+            let opt = opt.with_name("board");
+            if cli.stdio {
+                opt.with_stdio()
+            } else {
+                opt.with_http(|http| http.bind(&cli.http).with_endpoint("/mcp"))
+            }
+        })
+        .add_singleton(model)
+        .add_singleton(tasks::Board::default());
+    let (app, shutdown) = app.with_shutdown();
+
+    #[cfg(unix)]
+    if cli.stdio {
+        if let Err(error) = stdin::shut_down_at_end_of_input(shutdown) {
+            eprintln!("board: cannot watch stdin: {error}");
+            return ExitCode::FAILURE;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = shutdown;
+
+    app.run().await;
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,358 @@
+//! The attribute's arguments, parsed once into typed values that keep their spans.
+
+use std::collections::HashSet;
+use std::num::NonZeroUsize;
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Expr, ExprArray, ExprLit, Ident, Lit, LitBool, LitInt, LitStr, Token, Type};
+
+use crate::errors::Errors;
+
+/// Every argument `#[orchestrator]` takes.
+const KNOWN: [&str; 16] = [
+    "descr",
+    "title",
+    "system",
+    "turns",
+    "depth",
+    "recurse",
+    "tools",
+    "exclude",
+    "on_limit",
+    "model",
+    "roles",
+    "permissions",
+    "scopes",
+    "middleware",
+    "annotations",
+    "task_support",
+];
+
+/// The `on_limit` policies, as the runtime's `OnLimit` names them.
+const POLICIES: [&str; 2] = ["error", "answer"];
+
+/// The longest tool name MCP allows.
+const MAX_TOOL_NAME: usize = 128;
+
+/// The arguments, checked.
+#[derive(Default)]
+pub(crate) struct Args {
+    pub(crate) descr: Option<LitStr>,
+    pub(crate) system: Option<LitStr>,
+    pub(crate) turns: Option<Bound>,
+    pub(crate) depth: Option<Bound>,
+    pub(crate) recurse: bool,
+    pub(crate) tools: Vec<LitStr>,
+    pub(crate) exclude: Vec<LitStr>,
+    pub(crate) on_limit: Option<Ident>,
+    pub(crate) model: Option<Type>,
+    /// Arguments handed to neva's `#[tool]` as they were written: `title`, `roles`, ...
+    pub(crate) neva: Vec<TokenStream>,
+}
+
+/// A bound of at least one, with the literal it was written as.
+pub(crate) struct Bound {
+    pub(crate) value: NonZeroUsize,
+    pub(crate) span: Span,
+}
+
+/// One argument as written: a name, and a value unless it is a flag.
+struct Raw {
+    name: Ident,
+    value: Option<Value>,
+}
+
+enum Value {
+    Expr(Expr),
+    Type(Type),
+}
+
+impl quote::ToTokens for Value {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        match self {
+            Self::Expr(expr) => expr.to_tokens(tokens),
+            Self::Type(ty) => ty.to_tokens(tokens),
+        }
+    }
+}
+
+impl Parse for Raw {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = Ident::parse_any(input)?;
+        let value = if input.peek(Token![=]) {
+            input.parse::<Token![=]>()?;
+            // A type such as `Dc<T>` does not parse as an expression.
+            Some(if name == "model" {
+                Value::Type(input.parse()?)
+            } else {
+                Value::Expr(input.parse()?)
+            })
+        } else {
+            None
+        };
+        Ok(Self { name, value })
+    }
+}
+
+impl Args {
+    /// Parses `attr`, recording every mistake in `errors` and keeping what is right.
+    pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> Self {
+        let mut args = Self::default();
+        let parser = Punctuated::<Raw, Token![,]>::parse_terminated;
+        let raw = match syn::parse::Parser::parse2(parser, attr) {
+            Ok(raw) => raw,
+            Err(error) => {
+                errors.push(error);
+                return args;
+            }
+        };
+        let mut seen = HashSet::new();
+        for arg in raw {
+            let name = arg.name.to_string();
+            if !KNOWN.contains(&name.as_str()) {
+                errors.at(
+                    &arg.name,
+                    format!(
+                        "unknown argument `{name}` on `#[orchestrator]`, expected one of: {}",
+                        KNOWN.join(", ")
+                    ),
+                );
+            } else if !seen.insert(name.clone()) {
+                errors.at(
+                    &arg.name,
+                    format!("duplicate argument `{name}`: give it once"),
+                );
+            } else {
+                args.take(&name, arg, errors);
+            }
+        }
+        args
+    }
+
+    /// Checks and keeps one known argument.
+    fn take(&mut self, name: &str, arg: Raw, errors: &mut Errors) {
+        let Raw { name: ident, value } = arg;
+        if name == "recurse" {
+            self.recurse = match value {
+                None => true,
+                Some(Value::Expr(Expr::Lit(ExprLit {
+                    lit: Lit::Bool(LitBool { value, .. }),
+                    ..
+                }))) => value,
+                Some(other) => {
+                    errors.at(other, "expected `true` or `false`: `recurse` or `recurse = false`");
+                    false
+                }
+            };
+            return;
+        }
+        let value = match value {
+            Some(Value::Expr(expr)) => expr,
+            Some(Value::Type(ty)) => {
+                self.model = Some(ty);
+                return;
+            }
+            None => {
+                errors.at(&ident, format!("`{name}` needs a value: {}", example(name)));
+                return;
+            }
+        };
+        match name {
+            "descr" => self.descr = string(&value, name, errors),
+            "system" => self.system = string(&value, name, errors),
+            "turns" => self.turns = bound(&value, name, errors),
+            "depth" => self.depth = bound(&value, name, errors),
+            "tools" => self.tools = patterns(&value, name, errors),
+            "exclude" => self.exclude = patterns(&value, name, errors),
+            "on_limit" => self.on_limit = policy(&value, errors),
+            "title" | "annotations" | "task_support" => {
+                if string(&value, name, errors).is_some() {
+                    self.neva.push(quote! { #ident = #value });
+                }
+            }
+            "roles" | "permissions" | "scopes" => {
+                if strings(&value, name, errors).is_some() {
+                    self.neva.push(quote! { #ident = #value });
+                }
+            }
+            // "middleware": expressions neva's `#[tool]` checks itself.
+            _ => match &value {
+                Expr::Array(_) => self.neva.push(quote! { #ident = #value }),
+                _ => errors.at(&value, format!("expected a list: {}", example(name))),
+            },
+        }
+    }
+}
+
+/// How each argument is written, for the messages.
+fn example(name: &str) -> &'static str {
+    match name {
+        "descr" => "`descr = \"Plans the week\"`",
+        "title" => "`title = \"Week planner\"`",
+        "system" => "`system = \"You keep the user's task board.\"`",
+        "turns" => "`turns = 8`",
+        "depth" => "`depth = 4`",
+        "tools" => "`tools = [\"add_*\", \"list_tasks\"]`",
+        "exclude" => "`exclude = [\"clear_*\"]`",
+        "on_limit" => "`on_limit = \"error\"` or `on_limit = \"answer\"`",
+        "model" => "`model = MyModel`",
+        "roles" => "`roles = [\"admin\"]`",
+        "permissions" => "`permissions = [\"board:write\"]`",
+        "scopes" => "`scopes = [\"board\"]`",
+        "middleware" => "`middleware = [audit]`",
+        "annotations" => "`annotations = \"{...}\"`",
+        _ => "`task_support = \"optional\"`",
+    }
+}
+
+fn string(value: &Expr, name: &str, errors: &mut Errors) -> Option<LitStr> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) => Some(text.clone()),
+        _ => {
+            errors.at(value, format!("expected a string: {}", example(name)));
+            None
+        }
+    }
+}
+
+fn bound(value: &Expr, name: &str, errors: &mut Errors) -> Option<Bound> {
+    let Expr::Lit(ExprLit {
+        lit: Lit::Int(int), ..
+    }) = value
+    else {
+        errors.at(value, format!("expected an integer: {}", example(name)));
+        return None;
+    };
+    let parsed = int_value(int).and_then(NonZeroUsize::new);
+    if parsed.is_none() {
+        errors.at(
+            int,
+            format!("`{name}` must be at least 1: {}", example(name)),
+        );
+    }
+    parsed.map(|value| Bound {
+        value,
+        span: int.span(),
+    })
+}
+
+fn int_value(int: &LitInt) -> Option<usize> {
+    int.base10_parse().ok()
+}
+
+fn strings(value: &Expr, name: &str, errors: &mut Errors) -> Option<Vec<LitStr>> {
+    let Expr::Array(ExprArray { elems, .. }) = value else {
+        errors.at(value, format!("expected a list of strings: {}", example(name)));
+        return None;
+    };
+    let mut all = Some(Vec::new());
+    for elem in elems {
+        match (string(elem, name, errors), &mut all) {
+            (Some(text), Some(all)) => all.push(text),
+            _ => all = None,
+        }
+    }
+    all
+}
+
+fn patterns(value: &Expr, name: &str, errors: &mut Errors) -> Vec<LitStr> {
+    let patterns = strings(value, name, errors).unwrap_or_default();
+    let valid: Vec<_> = patterns
+        .into_iter()
+        .filter(|pattern| match why_never_matches(&pattern.value()) {
+            Some(reason) => {
+                errors.at(pattern, format!("this pattern can never match a tool name: {reason}"));
+                false
+            }
+            None => true,
+        })
+        .collect();
+    valid
+}
+
+/// Why `pattern` can match no MCP tool name (`[A-Za-z0-9_.-]{1,128}`), if it cannot. The
+/// runtime's `ToolPattern::new` applies the same rule.
+fn why_never_matches(pattern: &str) -> Option<&'static str> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '*');
+    if pattern.is_empty() {
+        Some("it is empty")
+    } else if !pattern.chars().all(allowed) {
+        Some("tool names hold only letters, digits, `_`, `-` and `.`; `*` matches any run of them")
+    } else if pattern.chars().filter(|&c| c != '*').count() > MAX_TOOL_NAME {
+        Some("tool names are at most 128 characters long")
+    } else {
+        None
+    }
+}
+
+fn policy(value: &Expr, errors: &mut Errors) -> Option<Ident> {
+    let text = string(value, "on_limit", errors)?;
+    if POLICIES.contains(&text.value().as_str()) {
+        let variant = if text.value() == "error" { "Error" } else { "Answer" };
+        Some(Ident::new(variant, text.span()))
+    } else {
+        errors.at(
+            &text,
+            format!(
+                "unknown `on_limit` policy `{}`, expected one of: {}",
+                text.value(),
+                POLICIES.map(|p| format!("\"{p}\"")).join(", ")
+            ),
+        );
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(attr: TokenStream) -> (Args, Option<String>) {
+        let mut errors = Errors::default();
+        let args = Args::parse(attr, &mut errors);
+        (args, errors.into_compile_errors().map(|e| e.to_string()))
+    }
+
+    #[test]
+    fn typed_values_are_kept() {
+        let (args, errors) = parse(quote! {
+            system = "s", turns = 3, depth = 2, recurse, tools = ["a_*"], on_limit = "answer",
+            model = my::Model<X>, roles = ["admin"]
+        });
+        assert!(errors.is_none(), "{errors:?}");
+        assert_eq!(args.system.unwrap().value(), "s");
+        assert_eq!(args.turns.unwrap().value.get(), 3);
+        assert_eq!(args.depth.unwrap().value.get(), 2);
+        assert!(args.recurse);
+        assert_eq!(args.tools.len(), 1);
+        assert_eq!(args.on_limit.unwrap().to_string(), "Answer");
+        assert!(args.model.is_some());
+        assert_eq!(args.neva.len(), 1);
+    }
+
+    #[test]
+    fn every_mistake_is_reported_at_once() {
+        let (_, errors) = parse(quote! { turns = 0, depth = "4", colour = 1, turns = 2 });
+        let errors = errors.expect("errors");
+        assert!(errors.contains("at least 1"), "{errors}");
+        assert!(errors.contains("expected an integer"), "{errors}");
+        assert!(errors.contains("unknown argument `colour`"), "{errors}");
+        assert!(errors.contains("duplicate argument `turns`"), "{errors}");
+    }
+
+    #[test]
+    fn patterns_follow_mcp_tool_names() {
+        assert!(why_never_matches("add_*").is_none());
+        assert!(why_never_matches("board.add").is_none());
+        assert!(why_never_matches("").is_some());
+        assert!(why_never_matches("add task").is_some());
+        assert!(why_never_matches(&"x".repeat(129)).is_some());
+    }
+}

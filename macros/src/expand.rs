@@ -1,0 +1,154 @@
+//! The expansion: a neva tool handler that builds the brief with the user's function and hands
+//! it to the runtime.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{ItemFn, LitStr};
+
+use crate::args::Args;
+use crate::errors::Errors;
+use crate::paths::private;
+use crate::signature::Signature;
+
+/// Expands `#[orchestrator(attr)] item`. On any error, the function as written followed by
+/// every error.
+pub(crate) fn orchestrator(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let function: ItemFn = match syn::parse2(item.clone()) {
+        Ok(function) => function,
+        // Not a function at all: keep the tokens so nothing else breaks, and say why.
+        Err(error) => {
+            let error = error.to_compile_error();
+            return quote! { #item #error };
+        }
+    };
+    let mut errors = Errors::default();
+    let args = Args::parse(attr, &mut errors);
+    let signature = Signature::check(&function, &mut errors);
+    match errors.into_compile_errors() {
+        Some(errors) => quote! { #function #errors },
+        None => handler(&function, &args, &signature),
+    }
+}
+
+/// The tool handler: the user's function inside, the runtime's entry point called once.
+fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream {
+    let private = private();
+    let ItemFn {
+        attrs, vis, sig, ..
+    } = function;
+    let name = &sig.ident;
+    let params = signature.params.iter().map(|(ident, ty)| quote! { #ident: #ty });
+    let names = signature.params.iter().map(|(ident, _)| ident);
+
+    let descr = args
+        .descr
+        .clone()
+        .or_else(|| signature.doc.as_ref().map(|doc| LitStr::new(doc, Span::call_site())))
+        .map(|descr| quote! { descr = #descr, });
+    let neva = &args.neva;
+
+    let model = match &args.model {
+        Some(ty) => quote! { #ty },
+        None => quote! { ::ladoga::Model },
+    };
+    // Diagnostics about the model type and the brief point at the user's tokens.
+    let model_check = quote_spanned! { model.span() =>
+        #private::require_model::<#model>();
+    };
+    let output = &signature.output;
+    let call = quote! { #name(#(#names),*).await };
+    let brief = quote_spanned! { output.span() => #private::brief(#call) };
+
+    let settings = settings(args);
+    let mut inner = function.clone();
+    inner.attrs.retain(|attr| !attr.path().is_ident("doc"));
+    inner.vis = syn::Visibility::Inherited;
+
+    quote! {
+        #(#attrs)*
+        #[#private::tool(#descr #(#neva,)*)]
+        #vis async fn #name(
+            __ladoga_ctx: #private::Context,
+            __ladoga_model: #private::Dc<#model>,
+            #(#params),*
+        ) -> ::core::result::Result<::std::string::String, #private::Error> {
+            #model_check
+            #inner
+            let __ladoga_brief = #brief;
+            #private::Orchestrator::new()
+                #settings
+                .answer(&__ladoga_ctx, &*__ladoga_model, __ladoga_brief)
+                .await
+        }
+    }
+}
+
+/// The builder calls for the arguments given; defaults are the runtime's.
+fn settings(args: &Args) -> TokenStream {
+    let private = private();
+    let mut calls = TokenStream::new();
+    if let Some(system) = &args.system {
+        calls.extend(quote! { .system(#system) });
+    }
+    if let Some(turns) = &args.turns {
+        let value = turns.value.get();
+        calls.extend(quote_spanned! { turns.span => .turns(const { #private::bound(#value) }) });
+    }
+    if let Some(depth) = &args.depth {
+        let value = depth.value.get();
+        calls.extend(quote_spanned! { depth.span => .depth(const { #private::bound(#value) }) });
+    }
+    if args.recurse {
+        calls.extend(quote! { .recurse(true) });
+    }
+    if !args.tools.is_empty() || !args.exclude.is_empty() {
+        let only = &args.tools;
+        let except = &args.exclude;
+        calls.extend(quote! {
+            .select(
+                #private::ToolSelection::all()
+                    .only([#(#private::pattern(#only)),*])
+                    .except([#(#private::pattern(#except)),*])
+            )
+        });
+    }
+    if let Some(policy) = &args.on_limit {
+        calls.extend(quote! { .on_limit(#private::OnLimit::#policy) });
+    }
+    calls
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_handler_calls_the_runtime_once() {
+        let out = orchestrator(
+            quote! { turns = 3, tools = ["add_*"] },
+            quote! {
+                /// Plans.
+                async fn plan(focus: String) -> String { focus }
+            },
+        )
+        .to_string();
+        assert!(out.contains("descr = \"Plans.\""), "{out}");
+        assert!(out.contains("__ladoga_model"), "{out}");
+        assert!(out.contains(". answer ("), "{out}");
+        assert!(out.contains("bound (3usize)"), "{out}");
+        assert!(out.contains("pattern (\"add_*\")"), "{out}");
+    }
+
+    #[test]
+    fn on_error_the_function_is_kept() {
+        let out = orchestrator(
+            quote! { turns = 0 },
+            quote! { async fn plan(focus: String) -> String { focus } },
+        )
+        .to_string();
+        assert!(out.contains("async fn plan"), "{out}");
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(!out.contains("__ladoga_model"), "{out}");
+    }
+}

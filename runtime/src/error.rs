@@ -1,0 +1,27 @@
+//! Why an orchestration failed.
+
+/// Why an orchestration did not produce an answer.
+///
+/// `Display` is written for the MCP caller: it never carries the model server's own message,
+/// which can name an account or a deployment. That message stays in the [`svir::Error`] of
+/// [`RunError::Model`], for logs the server operator reads.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The orchestrator's body failed to build the brief.
+    #[error("the brief could not be built: {0}")]
+    Brief(String),
+    /// The server's tools could not be loaded into a toolbox.
+    #[error("the tools could not be offered to the model: {0}")]
+    Toolbox(String),
+    /// A request to the model failed.
+    #[error("the model could not answer: {0}")]
+    Model(#[source] svir::Error),
+    /// The model was still calling tools after the turn bound, under
+    /// [`OnLimit::Error`](crate::OnLimit::Error).
+    #[error("the model was still calling tools after {turns} turns, the bound of this tool")]
+    TurnLimit {
+        /// The bound that was reached.
+        turns: usize,
+    },
+}

@@ -1,0 +1,64 @@
+//! Ladoga turns an annotated async function into an agentic tool on a
+//! [neva](https://docs.rs/neva) MCP server.
+//!
+//! ```no_run
+//! use ladoga::orchestrator;
+//! use neva::prelude::*;
+//!
+//! #[tool(descr = "Adds a task to the board")]
+//! async fn add_task(title: String) -> String {
+//!     format!("added {title}")
+//! }
+//!
+//! /// Plans the week, keeping the board up to date.
+//! #[orchestrator(system = "You keep the user's task board with the tools you have.", turns = 8, depth = 4)]
+//! async fn plan_week(focus: String) -> String {
+//!     format!("Plan my week around {focus}.")
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let client = svir::Client::openai("http://127.0.0.1:1234").build()?;
+//!     let model = ladoga::Model::new(client, "qwen3");
+//!     App::new()
+//!         .with_options(|opt| opt.with_default_http())
+//!         .add_singleton(model)
+//!         .run()
+//!         .await;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! `plan_week` is an MCP tool like any `#[tool]`. A call runs the body, which builds the brief,
+//! then the bounded loop: the model is offered the server's other tools (as the caller may call
+//! them), the calls of each turn run concurrently in-process, their results go back, and the
+//! model's answer is the tool's result. See the README for every macro argument.
+//!
+//! The loop is ordinary Rust: [`Orchestration`] runs it over any `svir::Toolbox` and any
+//! [`CompletionModel`], [`Orchestrator`] inside any neva handler, and [`testing`] provides a
+//! scripted model for tests.
+
+#![warn(missing_docs)]
+
+mod brief;
+mod error;
+mod model;
+mod on_limit;
+mod orchestration;
+mod orchestrator;
+mod outcome;
+mod selection;
+pub mod testing;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use brief::IntoBrief;
+pub use error::RunError;
+pub use ladoga_macros::orchestrator;
+pub use model::{CompletionModel, Model};
+pub use on_limit::OnLimit;
+pub use orchestration::{DEFAULT_TURNS, Orchestration};
+pub use orchestrator::{DEFAULT_DEPTH, Orchestrator};
+pub use outcome::{Outcome, Stop, TokenUsage};
+pub use selection::{PatternError, ToolPattern, ToolSelection};

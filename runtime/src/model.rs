@@ -1,0 +1,98 @@
+//! The model an orchestration talks to: a trait, and the default type behind it.
+
+use std::fmt;
+use std::future::Future;
+
+use svir::{Completion, Request};
+
+/// A chat model the orchestration loop can send requests to.
+///
+/// [`Model`] implements it over an OpenAI-compatible server through `svir`;
+/// [`testing::ScriptedModel`](crate::testing::ScriptedModel) implements it from a script.
+/// Implement it for your own type to route, cache or meter requests, or to keep two models on
+/// one server apart: `#[orchestrator(model = MyType)]` injects `Dc<MyType>`.
+///
+/// # Examples
+/// ```
+/// use ladoga::CompletionModel;
+///
+/// /// A model that always answers the same.
+/// struct Parrot;
+///
+/// impl CompletionModel for Parrot {
+///     fn name(&self) -> &str {
+///         "parrot"
+///     }
+///
+///     async fn complete(&self, _request: &svir::Request) -> Result<svir::Completion, svir::Error> {
+///         let mut done = svir::Completion::new(svir::FinishReason::Stop);
+///         done.text = "Polly wants a cracker".into();
+///         Ok(done)
+///     }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a model an orchestrator can talk to",
+    label = "this type does not implement `ladoga::CompletionModel`",
+    note = "inject a `ladoga::Model`, or implement `ladoga::CompletionModel` for `{Self}`"
+)]
+pub trait CompletionModel: Send + Sync + 'static {
+    /// The model name every request is sent with.
+    fn name(&self) -> &str;
+
+    /// Sends `request` and returns the model's whole answer.
+    fn complete(
+        &self,
+        request: &Request,
+    ) -> impl Future<Output = Result<Completion, svir::Error>> + Send;
+}
+
+/// The default model: an `svir::Client` for an OpenAI-compatible server, and the model name to
+/// ask it for. Register it with `App::add_singleton`; an `#[orchestrator]` without a `model`
+/// argument takes it as `Dc<ladoga::Model>`.
+///
+/// # Examples
+/// ```
+/// let client = svir::Client::openai("http://127.0.0.1:1234").build()?;
+/// let model = ladoga::Model::new(client, "qwen3");
+/// assert_eq!(ladoga::CompletionModel::name(&model), "qwen3");
+/// # Ok::<(), svir::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Model {
+    client: svir::Client,
+    name: String,
+}
+
+impl Model {
+    /// The model `name` on the server `client` talks to.
+    pub fn new(client: svir::Client, name: impl Into<String>) -> Self {
+        Self {
+            client,
+            name: name.into(),
+        }
+    }
+
+    /// The client the requests go through.
+    pub fn client(&self) -> &svir::Client {
+        &self.client
+    }
+}
+
+impl fmt::Debug for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Model")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CompletionModel for Model {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
+        self.client.complete(request).await
+    }
+}

@@ -1,0 +1,170 @@
+//! The bounded loop: offer tools, run the calls of a turn, feed the results back.
+
+use std::num::NonZeroUsize;
+
+use svir::{Completion, Request, ToolCall, ToolChoice, ToolResult, Toolbox};
+
+use crate::{CompletionModel, IntoBrief, OnLimit, Outcome, RunError, Stop, TokenUsage};
+
+/// How many model answers a run takes unless told otherwise.
+pub const DEFAULT_TURNS: NonZeroUsize = NonZeroUsize::new(8).expect("8 is not zero");
+
+/// One run of the loop over any [`Toolbox`] and any [`CompletionModel`], without the macro.
+///
+/// Each turn sends the conversation with the tools, runs every call of the answer at once
+/// through [`Toolbox::call_all`], then sends the assistant turn followed by one result per call,
+/// in the order the calls were made. The loop ends when an answer has no calls (an answer cut by
+/// the output limit included), or at the turn bound, where [`OnLimit`] decides.
+///
+/// # Examples
+/// ```
+/// use ladoga::Orchestration;
+/// use ladoga::testing::{Reply, ScriptedModel};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let tools = svir::Tools::new().add_tool(svir::Tool::new("now", "The time"), |_: serde_json::Value| async {
+///     "noon"
+/// });
+/// let model = ScriptedModel::new([Reply::call("now", serde_json::json!({})), Reply::text("It is noon.")]);
+///
+/// let outcome = Orchestration::new(&model, &tools)
+///     .system("Answer briefly.")
+///     .run("What time is it?")
+///     .await?;
+/// assert_eq!(outcome.text, "It is noon.");
+/// assert_eq!(outcome.turns, 2);
+/// # Ok(())
+/// # }
+/// ```
+#[must_use = "an orchestration does nothing until `run` is awaited"]
+pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
+    model: &'a M,
+    tools: &'a T,
+    system: Option<String>,
+    turns: NonZeroUsize,
+    on_limit: OnLimit,
+}
+
+impl<'a, M, T> Orchestration<'a, M, T>
+where
+    M: CompletionModel + ?Sized,
+    T: Toolbox + Sync + ?Sized,
+{
+    /// A run of `model` over `tools`, eight turns at most, failing at the bound.
+    pub fn new(model: &'a M, tools: &'a T) -> Self {
+        Self {
+            model,
+            tools,
+            system: None,
+            turns: DEFAULT_TURNS,
+            on_limit: OnLimit::default(),
+        }
+    }
+
+    /// The system prompt, used unless the brief brings its own.
+    pub fn system(mut self, prompt: impl Into<String>) -> Self {
+        self.system = Some(prompt.into());
+        self
+    }
+
+    /// At most `turns` model answers, tool calls and final answer together.
+    pub fn turns(mut self, turns: NonZeroUsize) -> Self {
+        self.turns = turns;
+        self
+    }
+
+    /// What happens when the model is still calling tools after the last turn.
+    pub fn on_limit(mut self, policy: OnLimit) -> Self {
+        self.on_limit = policy;
+        self
+    }
+
+    /// Runs the loop from `brief` until the model answers or the bound is reached.
+    pub async fn run(self, brief: impl IntoBrief) -> Result<Outcome, RunError> {
+        let mut request = self.opening(brief)?;
+        let mut usage = TokenUsage::default();
+        let bound = self.turns.get();
+
+        for turn in 1..=bound {
+            let done = self.ask(&request, &mut usage).await?;
+            if done.calls.is_empty() {
+                return Ok(finished(done, turn, usage, Stop::Answered));
+            }
+            tracing::info!(
+                target: "ladoga",
+                turn,
+                bound,
+                calls = %names(&done.calls),
+                "the model called tools"
+            );
+            let results = self.tools.call_all(&done.calls).await;
+            log_results(&done.calls, &results);
+            request = request.assistant(done).tool_results(results);
+        }
+
+        match self.on_limit {
+            OnLimit::Error => Err(RunError::TurnLimit { turns: bound }),
+            OnLimit::Answer => {
+                // The tools stay described, so the history of calls still makes sense, but the
+                // model may not call one; a call it makes anyway is never run.
+                request = request.tool_choice(ToolChoice::None);
+                let done = self.ask(&request, &mut usage).await?;
+                Ok(finished(done, bound + 1, usage, Stop::TurnLimit))
+            }
+        }
+    }
+
+    /// The first request: the brief, under the model's name, with the system prompt and tools.
+    fn opening(&self, brief: impl IntoBrief) -> Result<Request, RunError> {
+        let mut request = brief.into_brief().map_err(RunError::Brief)?;
+        self.model.name().clone_into(&mut request.model);
+        if request.system.is_none() {
+            request.system.clone_from(&self.system);
+        }
+        Ok(request.tools(self.tools))
+    }
+
+    /// One model answer, its usage counted.
+    async fn ask(&self, request: &Request, usage: &mut TokenUsage) -> Result<Completion, RunError> {
+        let done = self.model.complete(request).await.map_err(|error| {
+            tracing::warn!(target: "ladoga", ?error, "the model request failed");
+            RunError::Model(error)
+        })?;
+        usage.add(done.usage);
+        Ok(done)
+    }
+}
+
+fn finished(done: Completion, turns: usize, usage: TokenUsage, stop: Stop) -> Outcome {
+    tracing::info!(target: "ladoga", turns, answer = %done.text, "the model answered");
+    Outcome {
+        text: done.text,
+        turns,
+        usage,
+        stop,
+        finish: done.finish,
+    }
+}
+
+/// The names of a turn's calls, for the log: `add_task, list_tasks`.
+fn names(calls: &[ToolCall]) -> String {
+    calls
+        .iter()
+        .map(|call| call.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn log_results(calls: &[ToolCall], results: &[ToolResult]) {
+    for (call, result) in calls.iter().zip(results) {
+        tracing::info!(
+            target: "ladoga",
+            tool = %call.name,
+            arguments = %call.arguments,
+            error = result.is_error,
+            result = %result.content,
+            "tool call answered"
+        );
+    }
+}

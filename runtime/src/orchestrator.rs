@@ -1,0 +1,154 @@
+//! An orchestrating tool's settings, and the run inside a neva tool handler.
+
+use std::num::NonZeroUsize;
+
+use neva::Context;
+use neva::error::{Error, ErrorCode};
+use neva::svir::LocalTools;
+
+use crate::orchestration::DEFAULT_TURNS;
+use crate::{CompletionModel, IntoBrief, OnLimit, Orchestration, Outcome, RunError, ToolSelection};
+
+/// How deep in-process tool calls nest unless told otherwise: an orchestrator, a sub-agent it
+/// calls, and two more.
+pub const DEFAULT_DEPTH: NonZeroUsize = NonZeroUsize::new(4).expect("4 is not zero");
+
+/// What an `#[orchestrator]` expands to, usable by hand inside any neva tool handler: which of
+/// the server's tools the model is offered, how deep calls nest, and how the loop is bounded.
+///
+/// # Examples
+/// The handler `#[orchestrator(system = "…", turns = 8)]` stands for:
+/// ```no_run
+/// use ladoga::{Model, Orchestrator};
+/// use neva::{di::Dc, prelude::*};
+///
+/// #[tool(descr = "Plans the week, keeping the board up to date")]
+/// async fn plan_week(ctx: Context, model: Dc<Model>, focus: String) -> Result<String, Error> {
+///     Orchestrator::new()
+///         .system("You keep the user's task board with the tools you have.")
+///         .turns(std::num::NonZeroUsize::new(8).unwrap())
+///         .answer(&ctx, &*model, format!("Plan my week around {focus}."))
+///         .await
+/// }
+/// # fn main() {}
+/// ```
+#[derive(Debug, Clone)]
+pub struct Orchestrator {
+    system: Option<String>,
+    turns: NonZeroUsize,
+    depth: NonZeroUsize,
+    recurse: bool,
+    selection: ToolSelection,
+    on_limit: OnLimit,
+}
+
+impl Default for Orchestrator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Orchestrator {
+    /// Eight turns, four calls deep, every tool but the calling one, failing at the bound.
+    pub fn new() -> Self {
+        Self {
+            system: None,
+            turns: DEFAULT_TURNS,
+            depth: DEFAULT_DEPTH,
+            recurse: false,
+            selection: ToolSelection::all(),
+            on_limit: OnLimit::default(),
+        }
+    }
+
+    /// The system prompt, used unless the brief brings its own.
+    pub fn system(mut self, prompt: impl Into<String>) -> Self {
+        self.system = Some(prompt.into());
+        self
+    }
+
+    /// At most `turns` model answers per call of the tool.
+    pub fn turns(mut self, turns: NonZeroUsize) -> Self {
+        self.turns = turns;
+        self
+    }
+
+    /// In-process tool calls nest at most `depth` deep (neva's `with_max_depth`); a call past
+    /// it is not made, and the model is told why.
+    pub fn depth(mut self, depth: NonZeroUsize) -> Self {
+        self.depth = depth;
+        self
+    }
+
+    /// Keeps the calling tool in its own toolbox, for a tool that means to recurse.
+    pub fn recurse(mut self, recurse: bool) -> Self {
+        self.recurse = recurse;
+        self
+    }
+
+    /// Which of the server's tools are offered.
+    pub fn select(mut self, selection: ToolSelection) -> Self {
+        self.selection = selection;
+        self
+    }
+
+    /// What happens when the model is still calling tools after the last turn.
+    pub fn on_limit(mut self, policy: OnLimit) -> Self {
+        self.on_limit = policy;
+        self
+    }
+
+    /// The server's tools as the request of `ctx` may call them, selected and bounded.
+    pub async fn toolbox(&self, ctx: &Context) -> Result<LocalTools, RunError> {
+        let selection = self.selection.clone();
+        let mut tools = ctx
+            .tools()
+            .toolbox()
+            .with_max_depth(self.depth.get())
+            .filter(move |tool| selection.admits(&tool.name));
+        if self.recurse {
+            tools = tools.with_caller();
+        }
+        tools
+            .load()
+            .await
+            .map_err(|error| RunError::Toolbox(error.to_string()))
+    }
+
+    /// Runs `model` on `brief` with the server's tools, inside the handler of `ctx`'s request.
+    pub async fn run<M>(
+        &self,
+        ctx: &Context,
+        model: &M,
+        brief: impl IntoBrief,
+    ) -> Result<Outcome, RunError>
+    where
+        M: CompletionModel + ?Sized,
+    {
+        let tools = self.toolbox(ctx).await?;
+        let mut run = Orchestration::new(model, &tools)
+            .turns(self.turns)
+            .on_limit(self.on_limit);
+        if let Some(system) = &self.system {
+            run = run.system(system.clone());
+        }
+        run.run(brief).await
+    }
+
+    /// [`Self::run`], answered as a tool answers: the final text, or an error the MCP caller is
+    /// told as a tool error (`isError`), without the model server's own message.
+    pub async fn answer<M>(
+        &self,
+        ctx: &Context,
+        model: &M,
+        brief: impl IntoBrief,
+    ) -> Result<String, Error>
+    where
+        M: CompletionModel + ?Sized,
+    {
+        self.run(ctx, model, brief)
+            .await
+            .map(|outcome| outcome.text)
+            .map_err(|error| Error::new(ErrorCode::InternalError, error.to_string()))
+    }
+}

@@ -1,0 +1,131 @@
+//! One scripted answer, and how it goes on the wire.
+
+use serde_json::{Value, json};
+
+/// What the scripted model answers to one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    kind: Kind,
+    usage: (u64, u64),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    Answer {
+        text: String,
+        calls: Vec<(String, String)>,
+    },
+    Failure {
+        status: u16,
+        message: String,
+    },
+}
+
+impl Reply {
+    /// Answers with `text` and no tool call.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::answer(text.into(), Vec::new())
+    }
+
+    /// Calls the tool `name` with `arguments`.
+    pub fn call(name: impl Into<String>, arguments: Value) -> Self {
+        Self::calls([(name, arguments)])
+    }
+
+    /// Calls several tools in one turn, in this order.
+    pub fn calls<N: Into<String>>(calls: impl IntoIterator<Item = (N, Value)>) -> Self {
+        let calls = calls
+            .into_iter()
+            .map(|(name, arguments)| (name.into(), arguments.to_string()))
+            .collect();
+        Self::answer(String::new(), calls)
+    }
+
+    /// Calls the tool `name` with arguments written exactly as `raw`, valid JSON or not.
+    pub fn raw_call(name: impl Into<String>, raw: impl Into<String>) -> Self {
+        Self::answer(String::new(), vec![(name.into(), raw.into())])
+    }
+
+    /// Fails the request with HTTP `status` and an OpenAI error body carrying `message`.
+    pub fn failure(status: u16, message: impl Into<String>) -> Self {
+        Self {
+            kind: Kind::Failure {
+                status,
+                message: message.into(),
+            },
+            usage: (0, 0),
+        }
+    }
+
+    /// Reports this usage instead of the default 10 input and 5 output tokens.
+    pub fn with_usage(mut self, input: u64, output: u64) -> Self {
+        self.usage = (input, output);
+        self
+    }
+
+    fn answer(text: String, calls: Vec<(String, String)>) -> Self {
+        Self {
+            kind: Kind::Answer { text, calls },
+            usage: (10, 5),
+        }
+    }
+
+    /// The HTTP status and error body of a failure, or `None` for an answer.
+    pub(crate) fn failed(&self) -> Option<(u16, String)> {
+        match &self.kind {
+            Kind::Failure { status, message } => Some((
+                *status,
+                json!({"error": {"message": message, "type": "server_error"}}).to_string(),
+            )),
+            Kind::Answer { .. } => None,
+        }
+    }
+
+    /// The answer as a Chat Completions event stream; `turn` keeps call ids unique in a run.
+    pub(crate) fn event_stream(&self, model: &str, turn: usize) -> String {
+        let Kind::Answer { text, calls } = &self.kind else {
+            return String::new();
+        };
+        let chunk = |choices: Value| {
+            let chunk = json!({
+                "id": "chatcmpl-scripted",
+                "object": "chat.completion.chunk",
+                "model": model,
+                "choices": choices,
+            });
+            format!("data: {chunk}\n\n")
+        };
+        let mut wire = String::new();
+        if !text.is_empty() {
+            wire += &chunk(json!([{
+                "index": 0,
+                "delta": {"role": "assistant", "content": text},
+                "finish_reason": null,
+            }]));
+        }
+        for (index, (name, arguments)) in calls.iter().enumerate() {
+            wire += &chunk(json!([{
+                "index": 0,
+                "delta": {"tool_calls": [{
+                    "index": index,
+                    "id": format!("call_{turn}_{index}"),
+                    "type": "function",
+                    "function": {"name": name, "arguments": arguments},
+                }]},
+                "finish_reason": null,
+            }]));
+        }
+        let finish = if calls.is_empty() { "stop" } else { "tool_calls" };
+        wire += &chunk(json!([{"index": 0, "delta": {}, "finish_reason": finish}]));
+        let (input, output) = self.usage;
+        let usage = json!({
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion.chunk",
+            "model": model,
+            "choices": [],
+            "usage": {"prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output},
+        });
+        wire += &format!("data: {usage}\n\ndata: [DONE]\n\n");
+        wire
+    }
+}

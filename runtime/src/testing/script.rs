@@ -1,0 +1,144 @@
+//! The scripted model: replies from a script or a function, and a log of what it was asked.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::Value;
+use svir::openai::chat::{Decoder, Encoder};
+use svir::{Completion, ErrorKind, Event, Request};
+
+use super::{Reply, ScriptedServer, SeenRequest};
+use crate::CompletionModel;
+
+/// A model that answers from a script, for tests.
+///
+/// It answers each request with the next [`Reply`] of its script, or with what a function of
+/// the request returns, and records every request it saw as the Chat Completions body svir
+/// sends ([`Self::requests`]). Use it injected through `Dc` (it implements
+/// [`CompletionModel`]), or behind a loopback HTTP server with [`Self::serve`], so svir's real
+/// HTTP path runs. Clones share the script and the log.
+///
+/// When the script runs out, it answers HTTP 500 saying so.
+#[derive(Clone)]
+pub struct ScriptedModel {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    name: String,
+    script: Mutex<Script>,
+    seen: Mutex<Vec<SeenRequest>>,
+}
+
+type Respond = dyn Fn(&SeenRequest) -> Reply + Send + Sync;
+
+enum Script {
+    Replies(VecDeque<Reply>),
+    Function(Arc<Respond>),
+}
+
+impl ScriptedModel {
+    /// Answers the requests with `replies`, one each, in order.
+    pub fn new(replies: impl IntoIterator<Item = Reply>) -> Self {
+        Self::with(Script::Replies(replies.into_iter().collect()))
+    }
+
+    /// Answers each request with what `respond` makes of it.
+    pub fn from_fn(respond: impl Fn(&SeenRequest) -> Reply + Send + Sync + 'static) -> Self {
+        Self::with(Script::Function(Arc::new(respond)))
+    }
+
+    fn with(script: Script) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                name: "scripted".to_owned(),
+                script: Mutex::new(script),
+                seen: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// Every request received so far, in order.
+    pub fn requests(&self) -> Vec<SeenRequest> {
+        lock(&self.inner.seen).clone()
+    }
+
+    /// Serves the script as an OpenAI-compatible server on a free loopback port, until the
+    /// returned server is dropped.
+    pub async fn serve(&self) -> std::io::Result<ScriptedServer> {
+        ScriptedServer::start(self.clone()).await
+    }
+
+    /// Records `body` and picks the reply, with the turn number it is the answer of.
+    pub(crate) fn receive(&self, body: Value) -> (Reply, usize) {
+        let seen = SeenRequest::new(body);
+        // The function runs without the lock held, so it may look at the log itself.
+        let scripted = match &mut *lock(&self.inner.script) {
+            Script::Replies(replies) => Ok(replies.pop_front().unwrap_or_else(|| {
+                Reply::failure(500, "the scripted model has no reply left in its script")
+            })),
+            Script::Function(respond) => Err(Arc::clone(respond)),
+        };
+        let reply = scripted.unwrap_or_else(|respond| respond(&seen));
+        let mut log = lock(&self.inner.seen);
+        log.push(seen);
+        (reply, log.len())
+    }
+}
+
+impl fmt::Debug for ScriptedModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ScriptedModel")
+            .field("name", &self.inner.name)
+            .field("requests", &lock(&self.inner.seen).len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl CompletionModel for ScriptedModel {
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// Encodes `request` as svir would send it, answers it from the script, and decodes the
+    /// answer as svir would read it: the same path as over HTTP, minus the socket.
+    async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
+        let body = Encoder::new().encode(request)?.into_bytes()?;
+        let body = serde_json::from_slice(&body).map_err(|error| {
+            svir::Error::new(ErrorKind::Protocol).with_detail(format!("unreadable body: {error}"))
+        })?;
+        let (reply, turn) = self.receive(body);
+        if let Some((status, message)) = reply.failed() {
+            let kind = match status {
+                401 | 403 => ErrorKind::Authentication,
+                429 => ErrorKind::RateLimited,
+                _ => ErrorKind::Transport,
+            };
+            return Err(svir::Error::new(kind)
+                .with_status(status)
+                .with_server_message(message));
+        }
+        decode(&reply.event_stream(&self.inner.name, turn))
+    }
+}
+
+/// The completion an event stream carries.
+fn decode(wire: &str) -> Result<Completion, svir::Error> {
+    let mut decoder = Decoder::strict();
+    let mut done = None;
+    for event in decoder.push(wire.as_bytes()) {
+        if let Event::Completed(completion) = event? {
+            done = Some(completion);
+        }
+    }
+    decoder.finish()?;
+    done.ok_or_else(|| svir::Error::new(ErrorKind::TruncatedStream))
+}
+
+/// A lock that outlives a panic elsewhere: the log is only ever appended to.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}

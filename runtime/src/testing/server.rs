@@ -1,0 +1,116 @@
+//! The scripted model behind a loopback OpenAI-compatible server.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tokio::task::{JoinHandle, JoinSet};
+
+use super::ScriptedModel;
+use crate::{CompletionModel, Model};
+
+/// A [`ScriptedModel`] served over HTTP on `127.0.0.1`, answering
+/// `POST /v1/chat/completions` with an event stream as an OpenAI-compatible server does.
+///
+/// Dropping it stops the server and every connection it holds.
+#[derive(Debug)]
+pub struct ScriptedServer {
+    addr: SocketAddr,
+    script: ScriptedModel,
+    task: JoinHandle<()>,
+}
+
+impl ScriptedServer {
+    pub(crate) async fn start(script: ScriptedModel) -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let task = tokio::spawn(accept(listener, script.clone()));
+        Ok(Self { addr, script, task })
+    }
+
+    /// The base URL, `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// A [`Model`] that talks to this server through svir's HTTP client.
+    pub fn model(&self) -> Model {
+        let client = svir::Client::openai(self.url())
+            .build()
+            .expect("a loopback URL is a valid model server address");
+        Model::new(client, self.script.name())
+    }
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Serves connections until aborted; aborting drops the set, which aborts every connection.
+async fn accept(listener: TcpListener, script: ScriptedModel) {
+    let mut connections = JoinSet::new();
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let script = script.clone();
+        connections.spawn(async move {
+            let service = service_fn(move |request| answer(script.clone(), request));
+            // A client that goes away mid-answer is not the server's failure.
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+        // Reap the connections that ended, so the set does not grow over a long test.
+        while connections.try_join_next().is_some() {}
+    }
+}
+
+async fn answer(
+    script: ScriptedModel,
+    request: hyper::Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    if request.method() != Method::POST || request.uri().path() != "/v1/chat/completions" {
+        return Ok(respond(StatusCode::NOT_FOUND, "application/json", "{}".into()));
+    }
+    let body = match request.into_body().collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(_) => return Ok(respond(StatusCode::BAD_REQUEST, "application/json", "{}".into())),
+    };
+    let Ok(body) = serde_json::from_slice(&body) else {
+        let error = r#"{"error":{"message":"the body is not JSON"}}"#;
+        return Ok(respond(StatusCode::BAD_REQUEST, "application/json", error.into()));
+    };
+    let (reply, turn) = script.receive(body);
+    Ok(match reply.failed() {
+        Some((status, error)) => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            respond(status, "application/json", error)
+        }
+        None => respond(
+            StatusCode::OK,
+            "text/event-stream",
+            reply.event_stream(script.name(), turn),
+        ),
+    })
+}
+
+fn respond(status: StatusCode, content_type: &str, body: String) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    if let Ok(value) = content_type.parse() {
+        response
+            .headers_mut()
+            .insert(hyper::header::CONTENT_TYPE, value);
+    }
+    response
+}
