@@ -6,6 +6,7 @@
 //! ```
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 use neva::prelude::*;
@@ -59,7 +60,10 @@ async fn main() -> ExitCode {
 async fn call(cli: &Cli) -> Result<CallToolResponse, Error> {
     let (addr, endpoint) = split_url(&cli.url)?;
     let mut client = Client::new()
-        .with_options(|opt| opt.with_http(|http| http.bind(addr).with_endpoint(endpoint)));
+        .with_options(|opt| {
+            opt.with_http(|http| http.bind(addr).with_endpoint(endpoint))
+                .with_timeout(Duration::from_secs(600))
+        });
     client.connect().await?;
     let args: Vec<(String, serde_json::Value)> = cli.args.clone();
     let result = client.tools().call(cli.tool.as_str(), args).await;

@@ -15,6 +15,7 @@ mod tasks;
 mod stdin;
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 use neva::prelude::*;
@@ -62,7 +63,9 @@ async fn main() -> ExitCode {
     let app = App::new()
         .without_greeting()
         .with_options(|opt| {
-            let opt = opt.with_name("board");
+            // An orchestration takes several model answers: far longer than neva's default
+            // 10 s request timeout.
+            let opt = opt.with_name("board").with_timeout(Duration::from_secs(600));
             if cli.stdio {
                 opt.with_stdio()
             } else {

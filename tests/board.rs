@@ -1,0 +1,189 @@
+//! The `board` example as a user runs it: the real binary, a real MCP client, and the scripted
+//! model behind real HTTP.
+
+mod common;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{connect, free_addr, text, wait_for};
+use ladoga::testing::{Reply, ScriptedModel, ScriptedServer};
+use neva::prelude::*;
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+
+const BOARD: &str = env!("CARGO_BIN_EXE_board");
+
+/// The board over HTTP on a free port, talking to `model`; killed when dropped.
+async fn board_over_http(model: &ScriptedServer) -> (Child, std::net::SocketAddr) {
+    let addr = free_addr();
+    let child = Command::new(BOARD)
+        .args(["--http", &addr.to_string(), "--model-url", &model.url()])
+        .args(["--model", "scripted"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the board binary starts");
+    wait_for(addr).await;
+    (child, addr)
+}
+
+/// The week a scripted model plans: two tasks added at once, one completed and the board
+/// listed at once, then the answer.
+fn planning_script() -> ScriptedModel {
+    ScriptedModel::new([
+        Reply::calls([
+            ("add_task", json!({"title": "Write the release notes"})),
+            ("add_task", json!({"title": "Tag v1.0"})),
+        ]),
+        Reply::calls([
+            ("complete_task", json!({"id": 1})),
+            ("list_tasks", json!({})),
+        ]),
+        Reply::text("This week: one task done, one to go."),
+    ])
+}
+
+#[tokio::test]
+async fn plan_week_is_listed_with_a_schema_made_from_its_parameters() {
+    let script = ScriptedModel::new([]);
+    let model = script.serve().await.expect("the scripted model serves");
+    let (_board, addr) = board_over_http(&model).await;
+    let client = connect(addr).await;
+
+    let tools = client.tools().list_all().await.expect("tools/list");
+    let mut names: Vec<_> = tools.iter().map(|tool| tool.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["add_task", "clear_board", "complete_task", "list_tasks", "plan_week"]
+    );
+    let plan_week = tools.iter().find(|tool| tool.name == "plan_week").unwrap();
+    let listed = serde_json::to_value(plan_week).unwrap();
+    assert_eq!(listed["inputSchema"]["properties"]["focus"]["type"], "string");
+    assert_eq!(listed["inputSchema"]["required"], json!(["focus"]));
+    assert!(
+        listed["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("Plans the week"),
+        "the doc comment is the description: {listed}"
+    );
+    assert!(script.requests().is_empty(), "listing asks no model");
+}
+
+#[tokio::test]
+async fn plan_week_runs_the_model_over_the_boards_tools() {
+    let script = planning_script();
+    let model = script.serve().await.expect("the scripted model serves");
+    let (_board, addr) = board_over_http(&model).await;
+    let client = connect(addr).await;
+
+    let result = client
+        .tools()
+        .call("plan_week", [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(text(&result), "This week: one task done, one to go.");
+
+    let requests = script.requests();
+    assert_eq!(requests.len(), 3, "one request per model answer");
+    let first = &requests[0];
+    assert_eq!(first.model(), "scripted");
+    assert!(first.system().unwrap().contains("task board"), "{first:?}");
+    assert_eq!(
+        first.first_user_text().unwrap(),
+        "Plan my week around the release. Add a task for it to the board."
+    );
+    let mut offered = first.tool_names();
+    offered.sort_unstable();
+    assert_eq!(
+        offered,
+        ["add_task", "complete_task", "list_tasks"],
+        "neither plan_week itself nor the admin-only clear_board is offered"
+    );
+
+    // Every call got a result, in the order of the calls.
+    let added = requests[1].tool_results();
+    assert_eq!(added.len(), 2);
+    assert_eq!(added[0].0, "call_1_0");
+    assert_eq!(added[1].0, "call_1_1");
+    assert!(added[0].1.ends_with("Write the release notes"), "{added:?}");
+    assert!(added[1].1.ends_with("Tag v1.0"), "{added:?}");
+
+    let answered = requests[2].tool_results();
+    assert_eq!(answered.len(), 4, "the whole history goes back each turn");
+    assert!(answered[2].1.starts_with("Completed task 1"), "{answered:?}");
+    assert!(answered[3].1.contains("[x]"), "{answered:?}");
+    assert!(answered[3].1.contains("[ ]"), "{answered:?}");
+
+    // The board a client sees afterwards is the one the model kept.
+    let board = client.tools().call("list_tasks", ()).await.expect("list");
+    assert_eq!(text(&board).lines().count(), 2, "{board:?}");
+    assert!(text(&board).contains("[x]"));
+}
+
+#[tokio::test]
+async fn over_stdio_plan_week_answers_and_the_server_exits_when_stdin_closes() {
+    let script = planning_script();
+    let model = script.serve().await.expect("the scripted model serves");
+    let url: &'static str = Box::leak(model.url().into_boxed_str());
+
+    let mut client = Client::new().with_options(|opt| {
+        opt.with_stdio(BOARD, ["--stdio", "--model-url", url, "--model", "scripted"])
+            .with_timeout(Duration::from_secs(60))
+    });
+    client.connect().await.expect("connects over stdio");
+    let result = client
+        .tools()
+        .call("plan_week", [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert_eq!(text(&result), "This week: one task done, one to go.");
+    client.disconnect().await.expect("disconnects");
+    assert_eq!(script.requests().len(), 3);
+}
+
+#[tokio::test]
+async fn a_stdio_board_exits_promptly_when_its_client_closes_stdin() {
+    let mut board = Command::new(BOARD)
+        .args(["--stdio", "--model-url", "http://127.0.0.1:9"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the board binary starts");
+
+    // It serves: a tools/list line gets its answer.
+    let mut stdin = board.stdin.take().unwrap();
+    let list = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
+        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
+    });
+    stdin
+        .write_all(format!("{list}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut stdout = BufReader::new(board.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(10), stdout.next_line())
+        .await
+        .expect("an answer within 10 s")
+        .unwrap()
+        .expect("a line");
+    assert!(line.contains("plan_week"), "{line}");
+
+    // The client goes away: the server follows, well within a second.
+    drop(stdin);
+    let started = std::time::Instant::now();
+    let status = tokio::time::timeout(Duration::from_secs(5), board.wait())
+        .await
+        .expect("the board exits after stdin closes")
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+}

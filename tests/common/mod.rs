@@ -1,0 +1,94 @@
+//! What the integration tests share: a neva server on a free loopback port, and an MCP client
+//! connected to it.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use neva::app::ShutdownHandle;
+use neva::prelude::*;
+
+/// A neva server running on `127.0.0.1`, stopped when dropped.
+pub struct Server {
+    pub addr: SocketAddr,
+    shutdown: ShutdownHandle,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Server {
+    /// Runs `app` (with every `#[tool]` and `#[orchestrator]` of this test binary) over HTTP on
+    /// a free loopback port, and waits until it accepts connections.
+    pub async fn start(app: App) -> Self {
+        let addr = free_addr();
+        let app = app
+            .without_greeting()
+            .with_options(|opt| {
+                opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
+                    .with_timeout(Duration::from_secs(60))
+            });
+        let (app, shutdown) = app.with_shutdown();
+        let task = tokio::spawn(app.run());
+        wait_for(addr).await;
+        Self {
+            addr,
+            shutdown,
+            task,
+        }
+    }
+
+    /// An MCP client connected over Streamable HTTP.
+    pub async fn client(&self) -> Client {
+        connect(self.addr).await
+    }
+
+    /// Stops the server and waits until it has.
+    pub async fn stop(mut self) {
+        self.shutdown.shutdown();
+        let _ = tokio::time::timeout(Duration::from_secs(10), &mut self.task).await;
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.shutdown.shutdown();
+        self.task.abort();
+    }
+}
+
+/// An MCP client connected to the server at `addr` over Streamable HTTP.
+pub async fn connect(addr: SocketAddr) -> Client {
+    let mut client = Client::new().with_options(|opt| {
+        opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
+            .with_timeout(Duration::from_secs(60))
+    });
+    client.connect().await.expect("the MCP client connects");
+    client
+}
+
+/// A loopback address no one listens on right now.
+pub fn free_addr() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
+    listener.local_addr().expect("its address")
+}
+
+/// Waits until something accepts connections at `addr`, for at most 30 seconds.
+pub async fn wait_for(addr: SocketAddr) {
+    for _ in 0..300 {
+        if tokio::net::TcpStream::connect(addr).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("nothing listens at {addr} after 30 s");
+}
+
+/// The text of a tool result, its blocks joined.
+pub fn text(result: &CallToolResponse) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|content| content.as_text().map(|text| text.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
