@@ -163,7 +163,10 @@ async fn a_stdio_board_exits_promptly_when_its_client_closes_stdin() {
     let mut stdin = board.stdin.take().unwrap();
     let list = json!({
         "jsonrpc": "2.0", "id": 1, "method": "tools/list",
-        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }},
     });
     stdin
         .write_all(format!("{list}\n").as_bytes())
