@@ -52,13 +52,12 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
         Some(ty) => quote! { #ty },
         None => quote! { ::ladoga::Model },
     };
-    // Diagnostics about the model type and the brief point at the user's tokens.
-    let model_check = quote_spanned! { model.span() =>
-        #private::require_model::<#model>();
-    };
+    // Diagnostics about the model type and the brief point at the user's tokens: the call that
+    // needs the model to be a `CompletionModel` is spanned on the type, the one that needs a
+    // brief on the return type.
+    let answer = quote_spanned! { model.span() => #private::answer::<#model> };
     let output = &signature.output;
-    let call = quote! { #name(#(#names),*).await };
-    let brief = quote_spanned! { output.span() => #private::brief(#call) };
+    let brief = quote_spanned! { output.span() => #private::brief(#name(#(#names),*).await) };
 
     let settings = settings(args);
     let mut inner = function.clone();
@@ -73,13 +72,10 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
             __ladoga_model: #private::Dc<#model>,
             #(#params),*
         ) -> ::core::result::Result<::std::string::String, #private::Error> {
-            #model_check
             #inner
             let __ladoga_brief = #brief;
-            #private::Orchestrator::new()
-                #settings
-                .answer(&__ladoga_ctx, &*__ladoga_model, __ladoga_brief)
-                .await
+            let __ladoga_orchestrator = #private::Orchestrator::new() #settings;
+            #answer(&__ladoga_orchestrator, &__ladoga_ctx, &*__ladoga_model, __ladoga_brief).await
         }
     }
 }
@@ -135,7 +131,7 @@ mod tests {
         .to_string();
         assert!(out.contains("descr = \"Plans.\""), "{out}");
         assert!(out.contains("__ladoga_model"), "{out}");
-        assert!(out.contains(". answer ("), "{out}");
+        assert!(out.contains("answer :: < :: ladoga :: Model >"), "{out}");
         assert!(out.contains("bound (3usize)"), "{out}");
         assert!(out.contains("pattern (\"add_*\")"), "{out}");
     }

@@ -24,8 +24,16 @@ pub fn pattern(text: &str) -> ToolPattern {
 
 pub use crate::{OnLimit, Orchestrator, ToolSelection};
 
-/// Compiles only for a model type the loop can talk to; the macro spans it on `model = …`.
-pub const fn require_model<M: crate::CompletionModel>() {}
+/// The one runtime entry point of a generated handler. The macro names `M` explicitly and
+/// spans the call on `model = …`, so a type that is not a model is blamed there, once.
+pub async fn answer<M: crate::CompletionModel>(
+    orchestrator: &Orchestrator,
+    ctx: &Context,
+    model: &M,
+    brief: impl crate::IntoBrief,
+) -> Result<String, Error> {
+    orchestrator.answer(ctx, model, brief).await
+}
 
 /// Passes a brief through; compiles only for one, and the macro spans it on the return type.
 pub fn brief<B: crate::IntoBrief>(brief: B) -> B {

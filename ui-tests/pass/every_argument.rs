@@ -1,0 +1,44 @@
+//! Every argument at once, as documented.
+
+use ladoga::orchestrator;
+use neva::prelude::*;
+
+async fn audit(ctx: MwContext, next: Next) -> Response {
+    next(ctx).await
+}
+
+struct Second(ladoga::Model);
+
+impl ladoga::CompletionModel for Second {
+    fn name(&self) -> &str {
+        "second"
+    }
+
+    async fn complete(&self, request: &svir::Request) -> Result<svir::Completion, svir::Error> {
+        self.0.complete(request).await
+    }
+}
+
+#[orchestrator(
+    descr = "Plans the week",
+    title = "Week planner",
+    system = "You keep the user's task board.",
+    turns = 8,
+    depth = 4,
+    recurse,
+    tools = ["add_*", "list_tasks"],
+    exclude = ["clear_*"],
+    on_limit = "answer",
+    model = Second,
+    roles = ["planner"],
+    permissions = ["board:write"],
+    scopes = ["board"],
+    middleware = [audit],
+    annotations = r#"{"readOnlyHint": false}"#,
+    task_support = "optional"
+)]
+async fn plan_week(focus: String) -> String {
+    format!("Plan my week around {focus}.")
+}
+
+fn main() {}
