@@ -59,11 +59,20 @@ async fn plan_week_is_listed_with_a_schema_made_from_its_parameters() {
     names.sort_unstable();
     assert_eq!(
         names,
-        ["add_task", "clear_board", "complete_task", "list_tasks", "plan_week"]
+        [
+            "add_task",
+            "clear_board",
+            "complete_task",
+            "list_tasks",
+            "plan_week"
+        ]
     );
     let plan_week = tools.iter().find(|tool| tool.name == "plan_week").unwrap();
     let listed = serde_json::to_value(plan_week).unwrap();
-    assert_eq!(listed["inputSchema"]["properties"]["focus"]["type"], "string");
+    assert_eq!(
+        listed["inputSchema"]["properties"]["focus"]["type"],
+        "string"
+    );
     assert_eq!(listed["inputSchema"]["required"], json!(["focus"]));
     assert!(
         listed["description"]
@@ -117,7 +126,10 @@ async fn plan_week_runs_the_model_over_the_boards_tools() {
 
     let answered = requests[2].tool_results();
     assert_eq!(answered.len(), 4, "the whole history goes back each turn");
-    assert!(answered[2].1.starts_with("Completed task 1"), "{answered:?}");
+    assert!(
+        answered[2].1.starts_with("Completed task 1"),
+        "{answered:?}"
+    );
     assert!(answered[3].1.contains("[x]"), "{answered:?}");
     assert!(answered[3].1.contains("[ ]"), "{answered:?}");
 
@@ -134,8 +146,11 @@ async fn over_stdio_plan_week_answers_and_the_server_exits_when_stdin_closes() {
     let url: &'static str = Box::leak(model.url().into_boxed_str());
 
     let mut client = Client::new().with_options(|opt| {
-        opt.with_stdio(BOARD, ["--stdio", "--model-url", url, "--model", "scripted"])
-            .with_timeout(Duration::from_secs(60))
+        opt.with_stdio(
+            BOARD,
+            ["--stdio", "--model-url", url, "--model", "scripted"],
+        )
+        .with_timeout(Duration::from_secs(60))
     });
     client.connect().await.expect("connects over stdio");
     let result = client
@@ -188,5 +203,9 @@ async fn a_stdio_board_exits_promptly_when_its_client_closes_stdin() {
         .expect("the board exits after stdin closes")
         .unwrap();
     assert!(status.success(), "{status:?}");
-    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
 }

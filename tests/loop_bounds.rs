@@ -116,7 +116,11 @@ async fn at_the_bound_the_answer_policy_asks_once_more_with_tools_refused() {
     assert_eq!(requests.len(), 4, "three turns, then the last request");
     assert!(requests[..3].iter().all(|r| r.tool_choice().is_none()));
     assert_eq!(requests[3].tool_choice(), Some(&json!("none")));
-    assert_eq!(requests[3].tool_results().len(), 3, "the work so far goes with it");
+    assert_eq!(
+        requests[3].tool_results().len(),
+        3,
+        "the work so far goes with it"
+    );
     assert!(ECHOES.load(Ordering::SeqCst) - echoes_before >= 3);
     server.stop().await;
 }
@@ -153,7 +157,11 @@ async fn a_brief_may_be_a_whole_request_whose_own_settings_win() {
         .expect("tools/call");
     assert_eq!(text(&result), "Written.");
     let request = &script.requests()[0];
-    assert_eq!(request.model(), "scripted", "the injected model's name is used");
+    assert_eq!(
+        request.model(),
+        "scripted",
+        "the injected model's name is used"
+    );
     assert_eq!(request.system(), Some("The brief's own prompt"));
     assert_eq!(request.body()["temperature"], json!(0.25));
     assert_eq!(request.first_user_text().unwrap(), "Write about rivers.");
@@ -172,7 +180,10 @@ async fn a_brief_that_fails_is_a_tool_error_and_asks_no_model() {
         .await
         .expect("tools/call");
     assert!(result.is_error);
-    assert!(text(&result).contains("say what the topic is"), "{result:?}");
+    assert!(
+        text(&result).contains("say what the topic is"),
+        "{result:?}"
+    );
     assert!(script.requests().is_empty());
     server.stop().await;
 }

@@ -44,13 +44,24 @@ async fn each_orchestrator_talks_to_the_model_it_names() {
     let server = Server::start(app).await;
     let client = server.client().await;
 
-    let drafted = client.tools().call("draft", [("topic", "rivers")]).await.unwrap();
-    let reviewed = client.tools().call("review", [("text", "rivers")]).await.unwrap();
+    let drafted = client
+        .tools()
+        .call("draft", [("topic", "rivers")])
+        .await
+        .unwrap();
+    let reviewed = client
+        .tools()
+        .call("review", [("text", "rivers")])
+        .await
+        .unwrap();
     assert_eq!(text(&drafted), "a draft");
     assert_eq!(text(&reviewed), "looks good");
     assert_eq!(writer.requests().len(), 1);
     assert_eq!(reviewer.requests().len(), 1);
     assert_eq!(reviewer.requests()[0].model(), "reviewer");
-    assert_eq!(writer.requests()[0].first_user_text().unwrap(), "Draft rivers.");
+    assert_eq!(
+        writer.requests()[0].first_user_text().unwrap(),
+        "Draft rivers."
+    );
     server.stop().await;
 }

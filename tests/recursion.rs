@@ -60,17 +60,31 @@ async fn a_chain_a_b_a_is_refused_at_the_depth_bound_and_the_model_is_told_why()
     assert!(!result.is_error, "{result:?}");
 
     let requests = script.requests();
-    assert_eq!(requests.len(), 4, "a asks, b asks, b answers, a answers: {requests:#?}");
+    assert_eq!(
+        requests.len(),
+        4,
+        "a asks, b asks, b answers, a answers: {requests:#?}"
+    );
     // a's model is offered b and explore, never a itself.
     let offered_to_a = requests[0].tool_names();
-    assert!(offered_to_a.contains(&"delegate_b".to_owned()), "{offered_to_a:?}");
-    assert!(!offered_to_a.contains(&"delegate_a".to_owned()), "{offered_to_a:?}");
+    assert!(
+        offered_to_a.contains(&"delegate_b".to_owned()),
+        "{offered_to_a:?}"
+    );
+    assert!(
+        !offered_to_a.contains(&"delegate_a".to_owned()),
+        "{offered_to_a:?}"
+    );
     // b's call of a was not made: b's model is told the bound.
     let told_b = requests[2].tool_results();
     assert_eq!(told_b.len(), 1);
     assert!(told_b[0].1.contains("nest at most 1 deep"), "{told_b:?}");
     assert!(told_b[0].1.starts_with("error"), "{told_b:?}");
-    assert!(text(&result).contains("nest at most 1 deep"), "{}", text(&result));
+    assert!(
+        text(&result).contains("nest at most 1 deep"),
+        "{}",
+        text(&result)
+    );
     server.stop().await;
 }
 

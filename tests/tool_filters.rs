@@ -111,7 +111,14 @@ async fn a_call_to_a_tool_left_out_is_told_to_the_model_and_nothing_runs() {
     assert_eq!(text(&result), "I cannot list or clear.");
     let told = script.requests()[2].tool_results();
     assert!(told[0].1.contains("no tool named `list_tasks`"), "{told:?}");
-    assert!(told[1].1.contains("no tool named `clear_board`"), "{told:?}");
-    assert_eq!(LISTS.load(Ordering::SeqCst), lists_before, "list_tasks never ran");
+    assert!(
+        told[1].1.contains("no tool named `clear_board`"),
+        "{told:?}"
+    );
+    assert_eq!(
+        LISTS.load(Ordering::SeqCst),
+        lists_before,
+        "list_tasks never ran"
+    );
     server.stop().await;
 }

@@ -59,11 +59,10 @@ async fn main() -> ExitCode {
 
 async fn call(cli: &Cli) -> Result<CallToolResponse, Error> {
     let (addr, endpoint) = split_url(&cli.url)?;
-    let mut client = Client::new()
-        .with_options(|opt| {
-            opt.with_http(|http| http.bind(addr).with_endpoint(endpoint))
-                .with_timeout(Duration::from_secs(600))
-        });
+    let mut client = Client::new().with_options(|opt| {
+        opt.with_http(|http| http.bind(addr).with_endpoint(endpoint))
+            .with_timeout(Duration::from_secs(600))
+    });
     client.connect().await?;
     let args: Vec<(String, serde_json::Value)> = cli.args.clone();
     let result = client.tools().call(cli.tool.as_str(), args).await;
@@ -74,7 +73,10 @@ async fn call(cli: &Cli) -> Result<CallToolResponse, Error> {
 /// `http://127.0.0.1:3000/mcp` as the address and the endpoint neva's client takes.
 fn split_url(url: &str) -> Result<(&str, &str), Error> {
     let rest = url.strip_prefix("http://").ok_or_else(|| {
-        Error::new(ErrorCode::InvalidParams, format!("`{url}` is not an http:// URL"))
+        Error::new(
+            ErrorCode::InvalidParams,
+            format!("`{url}` is not an http:// URL"),
+        )
     })?;
     Ok(match rest.find('/') {
         Some(at) => (&rest[..at], &rest[at..]),

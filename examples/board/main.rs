@@ -10,9 +10,9 @@
 //! `http://127.0.0.1:1234`; the name is `--model`, else `LADOGA_MODEL`, else `qwen3`. Each turn
 //! of an orchestration is logged on stderr (`RUST_LOG` filters it; `ladoga=info` by default).
 
-mod tasks;
 #[cfg(unix)]
 mod stdin;
+mod tasks;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -25,16 +25,31 @@ use neva::prelude::*;
 #[command(version, about)]
 struct Cli {
     /// Serve over Streamable HTTP at this loopback address, endpoint `/mcp`.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:3000", conflicts_with = "stdio")]
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1:3000",
+        conflicts_with = "stdio"
+    )]
     http: String,
     /// Serve over stdin and stdout instead; the server exits when stdin closes.
     #[arg(long)]
     stdio: bool,
     /// The OpenAI-compatible model server.
-    #[arg(long, value_name = "URL", env = "LADOGA_MODEL_URL", default_value = "http://127.0.0.1:1234")]
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "LADOGA_MODEL_URL",
+        default_value = "http://127.0.0.1:1234"
+    )]
     model_url: String,
     /// The model name to ask that server for.
-    #[arg(long, value_name = "NAME", env = "LADOGA_MODEL", default_value = "qwen3")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        env = "LADOGA_MODEL",
+        default_value = "qwen3"
+    )]
     model: String,
 }
 
@@ -54,7 +69,10 @@ async fn main() -> ExitCode {
     let client = match svir::Client::openai(&cli.model_url).build() {
         Ok(client) => client,
         Err(error) => {
-            eprintln!("board: the model URL `{}` is not usable: {error}", cli.model_url);
+            eprintln!(
+                "board: the model URL `{}` is not usable: {error}",
+                cli.model_url
+            );
             return ExitCode::FAILURE;
         }
     };
@@ -65,7 +83,9 @@ async fn main() -> ExitCode {
         .with_options(|opt| {
             // An orchestration takes several model answers: far longer than neva's default
             // 10 s request timeout.
-            let opt = opt.with_name("board").with_timeout(Duration::from_secs(600));
+            let opt = opt
+                .with_name("board")
+                .with_timeout(Duration::from_secs(600));
             if cli.stdio {
                 opt.with_stdio()
             } else {
@@ -77,11 +97,11 @@ async fn main() -> ExitCode {
     let (app, shutdown) = app.with_shutdown();
 
     #[cfg(unix)]
-    if cli.stdio {
-        if let Err(error) = stdin::shut_down_at_end_of_input(shutdown) {
-            eprintln!("board: cannot watch stdin: {error}");
-            return ExitCode::FAILURE;
-        }
+    if cli.stdio
+        && let Err(error) = stdin::shut_down_at_end_of_input(shutdown)
+    {
+        eprintln!("board: cannot watch stdin: {error}");
+        return ExitCode::FAILURE;
     }
     #[cfg(not(unix))]
     let _ = shutdown;

@@ -144,7 +144,10 @@ impl Args {
                     ..
                 }))) => value,
                 Some(other) => {
-                    errors.at(other, "expected `true` or `false`: `recurse` or `recurse = false`");
+                    errors.at(
+                        other,
+                        "expected `true` or `false`: `recurse` or `recurse = false`",
+                    );
                     false
                 }
             };
@@ -249,7 +252,10 @@ fn int_value(int: &LitInt) -> Option<usize> {
 
 fn strings(value: &Expr, name: &str, errors: &mut Errors) -> Option<Vec<LitStr>> {
     let Expr::Array(ExprArray { elems, .. }) = value else {
-        errors.at(value, format!("expected a list of strings: {}", example(name)));
+        errors.at(
+            value,
+            format!("expected a list of strings: {}", example(name)),
+        );
         return None;
     };
     let mut all = Some(Vec::new());
@@ -268,7 +274,10 @@ fn patterns(value: &Expr, name: &str, errors: &mut Errors) -> Vec<LitStr> {
         .into_iter()
         .filter(|pattern| match why_never_matches(&pattern.value()) {
             Some(reason) => {
-                errors.at(pattern, format!("this pattern can never match a tool name: {reason}"));
+                errors.at(
+                    pattern,
+                    format!("this pattern can never match a tool name: {reason}"),
+                );
                 false
             }
             None => true,
@@ -295,7 +304,11 @@ fn why_never_matches(pattern: &str) -> Option<&'static str> {
 fn policy(value: &Expr, errors: &mut Errors) -> Option<Ident> {
     let text = string(value, "on_limit", errors)?;
     if POLICIES.contains(&text.value().as_str()) {
-        let variant = if text.value() == "error" { "Error" } else { "Answer" };
+        let variant = if text.value() == "error" {
+            "Error"
+        } else {
+            "Answer"
+        };
         Some(Ident::new(variant, text.span()))
     } else {
         errors.at(

@@ -38,13 +38,21 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
         attrs, vis, sig, ..
     } = function;
     let name = &sig.ident;
-    let params = signature.params.iter().map(|(ident, ty)| quote! { #ident: #ty });
+    let params = signature
+        .params
+        .iter()
+        .map(|(ident, ty)| quote! { #ident: #ty });
     let names = signature.params.iter().map(|(ident, _)| ident);
 
     let descr = args
         .descr
         .clone()
-        .or_else(|| signature.doc.as_ref().map(|doc| LitStr::new(doc, Span::call_site())))
+        .or_else(|| {
+            signature
+                .doc
+                .as_ref()
+                .map(|doc| LitStr::new(doc, Span::call_site()))
+        })
         .map(|descr| quote! { descr = #descr, });
     let neva = &args.neva;
 
@@ -55,7 +63,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
     // Diagnostics about the model type and the brief point at the user's tokens: the call that
     // needs the model to be a `CompletionModel` is spanned on the type, the one that needs a
     // brief on the return type.
-    let answer = quote_spanned! { model.span() => #private::answer::<#model> };
+    let erase = quote_spanned! { model.span() => #private::model::<#model> };
     let output = &signature.output;
     let brief = quote_spanned! { output.span() => #private::brief(#name(#(#names),*).await) };
 
@@ -75,7 +83,8 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
             #inner
             let __ladoga_brief = #brief;
             let __ladoga_orchestrator = #private::Orchestrator::new() #settings;
-            #answer(&__ladoga_orchestrator, &__ladoga_ctx, &*__ladoga_model, __ladoga_brief).await
+            let __ladoga_model = #erase(&*__ladoga_model);
+            #private::answer(&__ladoga_orchestrator, &__ladoga_ctx, __ladoga_model, __ladoga_brief).await
         }
     }
 }
@@ -131,7 +140,7 @@ mod tests {
         .to_string();
         assert!(out.contains("descr = \"Plans.\""), "{out}");
         assert!(out.contains("__ladoga_model"), "{out}");
-        assert!(out.contains("answer :: < :: ladoga :: Model >"), "{out}");
+        assert!(out.contains("model :: < :: ladoga :: Model >"), "{out}");
         assert!(out.contains("bound (3usize)"), "{out}");
         assert!(out.contains("pattern (\"add_*\")"), "{out}");
     }

@@ -1,13 +1,22 @@
 //! What the code `#[orchestrator]` generates names. Not a public API: it changes without notice.
+//!
+//! The generated handler checks the user's types once each, in calls spanned on the user's
+//! tokens ([`model`] on `model = …`, [`brief`] on the return type), and both return concrete
+//! types, so a type that does not fit is one error at the right place rather than a cascade.
 
 pub use neva::Context;
 pub use neva::di::Dc;
 pub use neva::error::Error;
 pub use neva::tool;
 
+use std::future::Future;
 use std::num::NonZeroUsize;
+use std::pin::Pin;
 
-use crate::ToolPattern;
+use svir::{Completion, Request};
+
+use crate::{CompletionModel, IntoBrief, ToolPattern};
+pub use crate::{OnLimit, Orchestrator, ToolSelection};
 
 /// A bound the macro has already checked to be at least one.
 pub const fn bound(value: usize) -> NonZeroUsize {
@@ -22,20 +31,59 @@ pub fn pattern(text: &str) -> ToolPattern {
     ToolPattern::new(text).expect("#[orchestrator] checks patterns at compile time")
 }
 
-pub use crate::{OnLimit, Orchestrator, ToolSelection};
+/// The brief the body returned, built; compiles only for a brief.
+pub fn brief<B: IntoBrief>(brief: B) -> Result<Request, String> {
+    brief.into_brief()
+}
 
-/// The one runtime entry point of a generated handler. The macro names `M` explicitly and
-/// spans the call on `model = …`, so a type that is not a model is blamed there, once.
-pub async fn answer<M: crate::CompletionModel>(
+/// The injected model, its type erased; compiles only for a [`CompletionModel`].
+pub fn model<M: CompletionModel>(model: &M) -> &dyn DynModel {
+    model
+}
+
+/// The one runtime entry point of a generated handler.
+pub async fn answer(
     orchestrator: &Orchestrator,
     ctx: &Context,
-    model: &M,
-    brief: impl crate::IntoBrief,
+    model: &dyn DynModel,
+    brief: Result<Request, String>,
 ) -> Result<String, Error> {
     orchestrator.answer(ctx, model, brief).await
 }
 
-/// Passes a brief through; compiles only for one, and the macro spans it on the return type.
-pub fn brief<B: crate::IntoBrief>(brief: B) -> B {
-    brief
+/// A [`CompletionModel`] behind a pointer: one boxed future per model request, which is
+/// nothing beside the request itself.
+pub trait DynModel: Send + Sync {
+    /// [`CompletionModel::name`].
+    fn name(&self) -> &str;
+
+    /// [`CompletionModel::complete`], boxed.
+    fn complete<'a>(
+        &'a self,
+        request: &'a Request,
+    ) -> Pin<Box<dyn Future<Output = Result<Completion, svir::Error>> + Send + 'a>>;
+}
+
+impl<M: CompletionModel> DynModel for M {
+    fn name(&self) -> &str {
+        CompletionModel::name(self)
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a Request,
+    ) -> Pin<Box<dyn Future<Output = Result<Completion, svir::Error>> + Send + 'a>> {
+        Box::pin(CompletionModel::complete(self, request))
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl CompletionModel for dyn DynModel + '_ {
+    fn name(&self) -> &str {
+        DynModel::name(self)
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
+        DynModel::complete(self, request).await
+    }
 }

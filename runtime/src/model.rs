@@ -36,7 +36,7 @@ use svir::{Completion, Request};
     label = "this type does not implement `ladoga::CompletionModel`",
     note = "inject a `ladoga::Model`, or implement `ladoga::CompletionModel` for `{Self}`"
 )]
-pub trait CompletionModel: Send + Sync + 'static {
+pub trait CompletionModel: Send + Sync {
     /// The model name every request is sent with.
     fn name(&self) -> &str;
 

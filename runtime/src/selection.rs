@@ -156,7 +156,10 @@ mod tests {
         assert!(matches("a*b*c", "abc"));
         assert!(matches("a*b*c", "a_x_b_y_c"));
         assert!(!matches("a*b*c", "a_c_b"));
-        assert!(!matches("ab*ba", "aba"), "prefix and suffix may not overlap");
+        assert!(
+            !matches("ab*ba", "aba"),
+            "prefix and suffix may not overlap"
+        );
         assert!(!matches("*_task", "add_tasks"));
     }
 

@@ -21,12 +21,10 @@ impl Server {
     /// a free loopback port, and waits until it accepts connections.
     pub async fn start(app: App) -> Self {
         let addr = free_addr();
-        let app = app
-            .without_greeting()
-            .with_options(|opt| {
-                opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
-                    .with_timeout(Duration::from_secs(60))
-            });
+        let app = app.without_greeting().with_options(|opt| {
+            opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
+                .with_timeout(Duration::from_secs(60))
+        });
         let (app, shutdown) = app.with_shutdown();
         let task = tokio::spawn(app.run());
         wait_for(addr).await;

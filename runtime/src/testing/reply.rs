@@ -70,15 +70,17 @@ impl Reply {
         }
     }
 
-    /// The HTTP status and error body of a failure, or `None` for an answer.
-    pub(crate) fn failed(&self) -> Option<(u16, String)> {
+    /// The HTTP status and message of a failure, or `None` for an answer.
+    pub(crate) fn failed(&self) -> Option<(u16, &str)> {
         match &self.kind {
-            Kind::Failure { status, message } => Some((
-                *status,
-                json!({"error": {"message": message, "type": "server_error"}}).to_string(),
-            )),
+            Kind::Failure { status, message } => Some((*status, message)),
             Kind::Answer { .. } => None,
         }
+    }
+
+    /// A failure's message as an OpenAI error body.
+    pub(crate) fn error_body(message: &str) -> String {
+        json!({"error": {"message": message, "type": "server_error"}}).to_string()
     }
 
     /// The answer as a Chat Completions event stream; `turn` keeps call ids unique in a run.
@@ -115,7 +117,11 @@ impl Reply {
                 "finish_reason": null,
             }]));
         }
-        let finish = if calls.is_empty() { "stop" } else { "tool_calls" };
+        let finish = if calls.is_empty() {
+            "stop"
+        } else {
+            "tool_calls"
+        };
         wire += &chunk(json!([{"index": 0, "delta": {}, "finish_reason": finish}]));
         let (input, output) = self.usage;
         let usage = json!({

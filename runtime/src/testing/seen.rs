@@ -72,7 +72,10 @@ impl SeenRequest {
     }
 
     fn list(&self, field: &str) -> &[Value] {
-        self.body[field].as_array().map(Vec::as_slice).unwrap_or_default()
+        self.body[field]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
     }
 }
 

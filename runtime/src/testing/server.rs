@@ -13,7 +13,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::task::{JoinHandle, JoinSet};
 
-use super::ScriptedModel;
+use super::{Reply, ScriptedModel};
 use crate::{CompletionModel, Model};
 
 /// A [`ScriptedModel`] served over HTTP on `127.0.0.1`, answering
@@ -80,21 +80,35 @@ async fn answer(
     request: hyper::Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     if request.method() != Method::POST || request.uri().path() != "/v1/chat/completions" {
-        return Ok(respond(StatusCode::NOT_FOUND, "application/json", "{}".into()));
+        return Ok(respond(
+            StatusCode::NOT_FOUND,
+            "application/json",
+            "{}".into(),
+        ));
     }
     let body = match request.into_body().collect().await {
         Ok(body) => body.to_bytes(),
-        Err(_) => return Ok(respond(StatusCode::BAD_REQUEST, "application/json", "{}".into())),
+        Err(_) => {
+            return Ok(respond(
+                StatusCode::BAD_REQUEST,
+                "application/json",
+                "{}".into(),
+            ));
+        }
     };
     let Ok(body) = serde_json::from_slice(&body) else {
         let error = r#"{"error":{"message":"the body is not JSON"}}"#;
-        return Ok(respond(StatusCode::BAD_REQUEST, "application/json", error.into()));
+        return Ok(respond(
+            StatusCode::BAD_REQUEST,
+            "application/json",
+            error.into(),
+        ));
     };
     let (reply, turn) = script.receive(body);
     Ok(match reply.failed() {
-        Some((status, error)) => {
+        Some((status, message)) => {
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-            respond(status, "application/json", error)
+            respond(status, "application/json", Reply::error_body(message))
         }
         None => respond(
             StatusCode::OK,
