@@ -32,6 +32,31 @@ async fn review(text: String) -> String {
     format!("Review: {text}")
 }
 
+/// Talks to a scripted model injected as it is, with no HTTP in between.
+#[orchestrator(model = ScriptedModel)]
+async fn rehearse(line: String) -> String {
+    format!("Say: {line}")
+}
+
+#[tokio::test]
+async fn a_scripted_model_can_be_injected_directly() {
+    let script = ScriptedModel::new([Reply::text("Hello, world")]);
+    let server = Server::start(App::new().add_singleton(script.clone())).await;
+    let client = server.client().await;
+
+    let said = client
+        .tools()
+        .call("rehearse", [("line", "hello")])
+        .await
+        .unwrap();
+    assert_eq!(text(&said), "Hello, world");
+    let requests = script.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].first_user_text().unwrap(), "Say: hello");
+    assert!(requests[0].tool_names().contains(&"draft".to_owned()));
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn each_orchestrator_talks_to_the_model_it_names() {
     let writer = ScriptedModel::new([Reply::text("a draft")]);
