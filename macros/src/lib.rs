@@ -1,10 +1,12 @@
 //! The `#[orchestrator]` attribute. Use it through the `ladoga` crate, which documents it and
 //! holds everything the generated code calls.
 //!
-//! The work is split: [`args`] parses the attribute's arguments into typed values with their
-//! spans, [`signature`] checks the function, and [`expand`] writes the neva tool handler that
+//! The work is split: `args` parses the attribute's arguments into typed values with their
+//! spans, `signature` checks the function, and `expand` writes the neva tool handler that
 //! calls the runtime. On any error the user's function is emitted unchanged beside every
 //! error at once, so one mistake does not turn into many and IDEs keep working.
+
+#![warn(missing_docs)]
 
 use proc_macro::TokenStream;
 
