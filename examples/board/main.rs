@@ -14,6 +14,7 @@
 mod stdin;
 mod tasks;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -62,6 +63,7 @@ async fn main() -> ExitCode {
                 .unwrap_or_else(|_| "ladoga=info".into()),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
         .without_time()
         .init();
