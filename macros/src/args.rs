@@ -13,7 +13,7 @@ use syn::{Expr, ExprArray, ExprLit, Ident, Lit, LitBool, LitInt, LitStr, Token, 
 use crate::errors::Errors;
 
 /// Every argument `#[orchestrator]` takes.
-const KNOWN: [&str; 16] = [
+const KNOWN: [&str; 17] = [
     "descr",
     "title",
     "system",
@@ -23,6 +23,7 @@ const KNOWN: [&str; 16] = [
     "tools",
     "exclude",
     "on_limit",
+    "max_result",
     "model",
     "roles",
     "permissions",
@@ -49,6 +50,7 @@ pub(crate) struct Args {
     pub(crate) tools: Vec<LitStr>,
     pub(crate) exclude: Vec<LitStr>,
     pub(crate) on_limit: Option<Ident>,
+    pub(crate) max_result: Option<Bound>,
     pub(crate) model: Option<Type>,
     /// Arguments handed to neva's `#[tool]` as they were written: `title`, `roles`, ...
     pub(crate) neva: Vec<TokenStream>,
@@ -172,6 +174,7 @@ impl Args {
             "tools" => self.tools = patterns(&value, name, errors),
             "exclude" => self.exclude = patterns(&value, name, errors),
             "on_limit" => self.on_limit = policy(&value, errors),
+            "max_result" => self.max_result = bound(&value, name, errors),
             "title" | "annotations" | "task_support" => {
                 if string(&value, name, errors).is_some() {
                     self.neva.push(quote! { #ident = #value });
@@ -202,6 +205,7 @@ fn example(name: &str) -> &'static str {
         "tools" => "`tools = [\"add_*\", \"list_tasks\"]`",
         "exclude" => "`exclude = [\"clear_*\"]`",
         "on_limit" => "`on_limit = \"error\"` or `on_limit = \"answer\"`",
+        "max_result" => "`max_result = 20000`",
         "model" => "`model = MyModel`",
         "roles" => "`roles = [\"admin\"]`",
         "permissions" => "`permissions = [\"board:write\"]`",

@@ -58,7 +58,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
 
     let model = match &args.model {
         Some(ty) => quote! { #ty },
-        None => quote! { ::ladoga::Model },
+        None => quote! { #private::Model },
     };
     // Diagnostics about the model type and the brief point at the user's tokens: the call that
     // needs the model to be a `CompletionModel` is spanned on the type, the one that needs a
@@ -118,6 +118,10 @@ fn settings(args: &Args) -> TokenStream {
             )
         });
     }
+    if let Some(max) = &args.max_result {
+        let value = max.value.get();
+        calls.extend(quote_spanned! { max.span => .max_result(#value) });
+    }
     if let Some(policy) = &args.on_limit {
         calls.extend(quote! { .on_limit(#private::OnLimit::#policy) });
     }
@@ -140,7 +144,10 @@ mod tests {
         .to_string();
         assert!(out.contains("descr = \"Plans.\""), "{out}");
         assert!(out.contains("__ladoga_model"), "{out}");
-        assert!(out.contains("model :: < :: ladoga :: Model >"), "{out}");
+        assert!(
+            out.contains("model :: < :: ladoga :: __private :: Model >"),
+            "{out}"
+        );
         assert!(out.contains("bound (3usize)"), "{out}");
         assert!(out.contains("pattern (\"add_*\")"), "{out}");
     }

@@ -16,7 +16,7 @@ use std::pin::Pin;
 use svir::{Completion, Request};
 
 use crate::{CompletionModel, IntoBrief, ToolPattern};
-pub use crate::{OnLimit, Orchestrator, ToolSelection};
+pub use crate::{Model, OnLimit, Orchestrator, ToolSelection};
 
 /// A bound the macro has already checked to be at least one.
 pub const fn bound(value: usize) -> NonZeroUsize {

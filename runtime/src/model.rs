@@ -2,8 +2,15 @@
 
 use std::fmt;
 use std::future::Future;
+use std::time::Duration;
 
-use svir::{Completion, Request};
+use svir::{Completion, ErrorKind, Request};
+
+/// How many times [`Model`] retries a rate-limited request unless told otherwise.
+pub const DEFAULT_RETRIES: u32 = 2;
+
+/// The longest [`Model`] waits before a retry, whatever the server asks.
+const LONGEST_WAIT: Duration = Duration::from_secs(10);
 
 /// A chat model the orchestration loop can send requests to.
 ///
@@ -51,6 +58,11 @@ pub trait CompletionModel: Send + Sync {
 /// ask it for. Register it with `App::add_singleton`; an `#[orchestrator]` without a `model`
 /// argument takes it as `Dc<ladoga::Model>`.
 ///
+/// A request the server rate-limits (HTTP 429) is retried [`DEFAULT_RETRIES`] times, after the
+/// delay the server asks for (`Retry-After`, at most 10 s) or a short backoff. Every other
+/// failure is returned at once: a retry of a cut answer or of a server error is the caller's
+/// decision, and an orchestration reports it as a tool error.
+///
 /// # Examples
 /// ```
 /// let client = svir::Client::openai("http://127.0.0.1:1234").build()?;
@@ -62,6 +74,7 @@ pub trait CompletionModel: Send + Sync {
 pub struct Model {
     client: svir::Client,
     name: String,
+    retries: u32,
 }
 
 impl Model {
@@ -70,7 +83,14 @@ impl Model {
         Self {
             client,
             name: name.into(),
+            retries: DEFAULT_RETRIES,
         }
+    }
+
+    /// Retries a rate-limited request up to `retries` times; `0` turns retrying off.
+    pub fn with_retries(mut self, retries: u32) -> Self {
+        self.retries = retries;
+        self
     }
 
     /// The client the requests go through.
@@ -93,6 +113,18 @@ impl CompletionModel for Model {
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
-        self.client.complete(request).await
+        let mut retried = 0;
+        loop {
+            match self.client.complete(request).await {
+                Err(error) if error.kind() == ErrorKind::RateLimited && retried < self.retries => {
+                    retried += 1;
+                    let backoff = Duration::from_millis(250 << retried);
+                    let wait = error.retry_after().unwrap_or(backoff).min(LONGEST_WAIT);
+                    tracing::info!(target: "ladoga", retried, ?wait, "the model server is rate limiting; retrying");
+                    tokio::time::sleep(wait).await;
+                }
+                answer => return answer,
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@ use std::num::NonZeroUsize;
 
 use svir::{Completion, Request, ToolCall, ToolChoice, ToolResult, Toolbox};
 
+use crate::result_limit::{self, DEFAULT_MAX_RESULT};
 use crate::{CompletionModel, IntoBrief, OnLimit, Outcome, RunError, Stop, TokenUsage};
 
 /// How many model answers a run takes unless told otherwise.
@@ -44,6 +45,7 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     system: Option<String>,
     turns: NonZeroUsize,
     on_limit: OnLimit,
+    max_result: usize,
 }
 
 impl<'a, M, T> Orchestration<'a, M, T>
@@ -59,6 +61,7 @@ where
             system: None,
             turns: DEFAULT_TURNS,
             on_limit: OnLimit::default(),
+            max_result: DEFAULT_MAX_RESULT,
         }
     }
 
@@ -80,6 +83,13 @@ where
         self
     }
 
+    /// At most `chars` characters of each tool result reach the model; a longer one is cut and
+    /// ends with a note saying so. [`DEFAULT_MAX_RESULT`] unless set.
+    pub fn max_result(mut self, chars: usize) -> Self {
+        self.max_result = chars;
+        self
+    }
+
     /// Runs the loop from `brief` until the model answers or the bound is reached.
     pub async fn run(self, brief: impl IntoBrief) -> Result<Outcome, RunError> {
         let mut request = self.opening(brief)?;
@@ -98,7 +108,10 @@ where
                 calls = %names(&done.calls),
                 "the model called tools"
             );
-            let results = self.tools.call_all(&done.calls).await;
+            let mut results = self.tools.call_all(&done.calls).await;
+            for result in &mut results {
+                result_limit::bound(result, self.max_result);
+            }
             log_results(&done.calls, &results);
             request = request.assistant(done).tool_results(results);
         }

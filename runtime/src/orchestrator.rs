@@ -7,6 +7,7 @@ use neva::error::{Error, ErrorCode};
 use neva::svir::LocalTools;
 
 use crate::orchestration::DEFAULT_TURNS;
+use crate::result_limit::DEFAULT_MAX_RESULT;
 use crate::{CompletionModel, IntoBrief, OnLimit, Orchestration, Outcome, RunError, ToolSelection};
 
 /// How deep in-process tool calls nest unless told otherwise: an orchestrator, a sub-agent it
@@ -40,6 +41,7 @@ pub struct Orchestrator {
     recurse: bool,
     selection: ToolSelection,
     on_limit: OnLimit,
+    max_result: usize,
 }
 
 impl Default for Orchestrator {
@@ -58,6 +60,7 @@ impl Orchestrator {
             recurse: false,
             selection: ToolSelection::all(),
             on_limit: OnLimit::default(),
+            max_result: DEFAULT_MAX_RESULT,
         }
     }
 
@@ -98,6 +101,12 @@ impl Orchestrator {
         self
     }
 
+    /// At most `chars` characters of each tool result reach the model.
+    pub fn max_result(mut self, chars: usize) -> Self {
+        self.max_result = chars;
+        self
+    }
+
     /// The server's tools as the request of `ctx` may call them, selected and bounded.
     pub async fn toolbox(&self, ctx: &Context) -> Result<LocalTools, RunError> {
         let selection = self.selection.clone();
@@ -128,7 +137,8 @@ impl Orchestrator {
         let tools = self.toolbox(ctx).await?;
         let mut run = Orchestration::new(model, &tools)
             .turns(self.turns)
-            .on_limit(self.on_limit);
+            .on_limit(self.on_limit)
+            .max_result(self.max_result);
         if let Some(system) = &self.system {
             run = run.system(system.clone());
         }

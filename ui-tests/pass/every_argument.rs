@@ -29,6 +29,7 @@ impl ladoga::CompletionModel for Second {
     tools = ["add_*", "list_tasks"],
     exclude = ["clear_*"],
     on_limit = "answer",
+    max_result = 8000,
     model = Second,
     roles = ["planner"],
     permissions = ["board:write"],

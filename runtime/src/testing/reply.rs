@@ -1,5 +1,7 @@
 //! One scripted answer, and how it goes on the wire.
 
+use std::time::Duration;
+
 use serde_json::{Value, json};
 
 /// What the scripted model answers to one request.
@@ -7,6 +9,7 @@ use serde_json::{Value, json};
 pub struct Reply {
     kind: Kind,
     usage: (u64, u64),
+    cut: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -18,7 +21,15 @@ enum Kind {
     Failure {
         status: u16,
         message: String,
+        retry_after: Option<Duration>,
     },
+}
+
+/// A scripted failure, as the server sends it.
+pub(crate) struct Failure<'a> {
+    pub(crate) status: u16,
+    pub(crate) message: &'a str,
+    pub(crate) retry_after: Option<Duration>,
 }
 
 impl Reply {
@@ -48,12 +59,31 @@ impl Reply {
 
     /// Fails the request with HTTP `status` and an OpenAI error body carrying `message`.
     pub fn failure(status: u16, message: impl Into<String>) -> Self {
+        Self::failing(status, message.into(), None)
+    }
+
+    /// Refuses the request with HTTP 429, asking to retry after `delay` (`Retry-After`, in
+    /// whole seconds on the wire).
+    pub fn rate_limited(delay: Duration) -> Self {
+        Self::failing(429, "slow down".to_owned(), Some(delay))
+    }
+
+    /// Ends the answer stream before it completes: no finish reason, no `[DONE]`, as when a
+    /// connection drops mid-answer.
+    pub fn cut(mut self) -> Self {
+        self.cut = true;
+        self
+    }
+
+    fn failing(status: u16, message: String, retry_after: Option<Duration>) -> Self {
         Self {
             kind: Kind::Failure {
                 status,
-                message: message.into(),
+                message,
+                retry_after,
             },
             usage: (0, 0),
+            cut: false,
         }
     }
 
@@ -67,13 +97,22 @@ impl Reply {
         Self {
             kind: Kind::Answer { text, calls },
             usage: (10, 5),
+            cut: false,
         }
     }
 
-    /// The HTTP status and message of a failure, or `None` for an answer.
-    pub(crate) fn failed(&self) -> Option<(u16, &str)> {
+    /// The failure to answer with, or `None` for an answer.
+    pub(crate) fn failed(&self) -> Option<Failure<'_>> {
         match &self.kind {
-            Kind::Failure { status, message } => Some((*status, message)),
+            Kind::Failure {
+                status,
+                message,
+                retry_after,
+            } => Some(Failure {
+                status: *status,
+                message,
+                retry_after: *retry_after,
+            }),
             Kind::Answer { .. } => None,
         }
     }
@@ -116,6 +155,9 @@ impl Reply {
                 }]},
                 "finish_reason": null,
             }]));
+        }
+        if self.cut {
+            return wire;
         }
         let finish = if calls.is_empty() {
             "stop"

@@ -109,15 +109,19 @@ impl CompletionModel for ScriptedModel {
             svir::Error::new(ErrorKind::Protocol).with_detail(format!("unreadable body: {error}"))
         })?;
         let (reply, turn) = self.receive(body);
-        if let Some((status, message)) = reply.failed() {
-            let kind = match status {
+        if let Some(failure) = reply.failed() {
+            let kind = match failure.status {
                 401 | 403 => ErrorKind::Authentication,
                 429 => ErrorKind::RateLimited,
                 _ => ErrorKind::Transport,
             };
-            return Err(svir::Error::new(kind)
-                .with_status(status)
-                .with_server_message(message));
+            let mut error = svir::Error::new(kind)
+                .with_status(failure.status)
+                .with_server_message(failure.message);
+            if let Some(delay) = failure.retry_after {
+                error = error.with_retry_after(delay);
+            }
+            return Err(error);
         }
         decode(&reply.event_stream(&self.inner.name, turn))
     }

@@ -106,9 +106,21 @@ async fn answer(
     };
     let (reply, turn) = script.receive(body);
     Ok(match reply.failed() {
-        Some((status, message)) => {
-            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-            respond(status, "application/json", Reply::error_body(message))
+        Some(failure) => {
+            let status =
+                StatusCode::from_u16(failure.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            let mut response = respond(
+                status,
+                "application/json",
+                Reply::error_body(failure.message),
+            );
+            if let Some(delay) = failure.retry_after {
+                let seconds = delay.as_secs_f64().ceil() as u64;
+                response
+                    .headers_mut()
+                    .insert(hyper::header::RETRY_AFTER, seconds.into());
+            }
+            response
         }
         None => respond(
             StatusCode::OK,

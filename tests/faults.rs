@@ -1,0 +1,198 @@
+//! Faults of the model server, the model's answers and the tools, each through the real MCP
+//! path: what the caller gets, what the model is told, and that the server keeps serving.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{Server, text};
+use ladoga::orchestrator;
+use ladoga::testing::{Reply, ScriptedModel};
+use neva::prelude::*;
+use serde_json::json;
+
+static WRITES: AtomicUsize = AtomicUsize::new(0);
+
+#[tool(descr = "Writes a note")]
+async fn write_note(text: String) -> String {
+    WRITES.fetch_add(1, Ordering::SeqCst);
+    format!("noted: {text}")
+}
+
+#[tool(descr = "Always breaks")]
+async fn broken() -> String {
+    panic!("the broken tool broke")
+}
+
+#[tool(descr = "Returns ten megabytes")]
+async fn huge() -> String {
+    "x".repeat(10 * 1024 * 1024)
+}
+
+/// Works with the notes.
+#[orchestrator]
+async fn assistant(task: String) -> String {
+    task
+}
+
+/// Sends the model at most 100 characters of a result.
+#[orchestrator(max_result = 100)]
+async fn terse(task: String) -> String {
+    task
+}
+
+async fn start(script: &ScriptedModel) -> (Server, ladoga::testing::ScriptedServer) {
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(App::new().add_singleton(model.model())).await;
+    (server, model)
+}
+
+#[tokio::test]
+async fn a_tool_that_panics_is_an_error_result_and_the_other_calls_still_answer() {
+    let script = ScriptedModel::new([
+        Reply::calls([("broken", json!({})), ("write_note", json!({"text": "a"}))]),
+        Reply::text("One broke, one wrote."),
+        Reply::text("Still here."),
+    ]);
+    let (server, _model) = start(&script).await;
+    let client = server.client().await;
+
+    let result = client
+        .tools()
+        .call("assistant", [("task", "go")])
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "One broke, one wrote.");
+    let told = script.requests()[1].tool_results();
+    assert!(told[0].1.starts_with("error"), "{told:?}");
+    assert_eq!(told[1].1, "noted: a");
+
+    let again = client
+        .tools()
+        .call("assistant", [("task", "again")])
+        .await
+        .unwrap();
+    assert_eq!(text(&again), "Still here.", "the server keeps serving");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_huge_tool_result_is_cut_before_it_reaches_the_model_and_the_model_is_told() {
+    let script = ScriptedModel::new([Reply::call("huge", json!({})), Reply::text("Too long.")]);
+    let (server, _model) = start(&script).await;
+    let client = server.client().await;
+
+    let result = client
+        .tools()
+        .call("assistant", [("task", "go")])
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "Too long.");
+    let told = &script.requests()[1].tool_results()[0].1;
+    let limit = ladoga::DEFAULT_MAX_RESULT;
+    assert!(
+        told.len() < limit + 200,
+        "{} characters reached the model",
+        told.len()
+    );
+    assert!(told.starts_with(&"x".repeat(1000)));
+    assert!(told.contains("cut"), "{}", &told[told.len() - 200..]);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn max_result_sets_how_much_of_a_result_reaches_the_model() {
+    let script = ScriptedModel::new([Reply::call("huge", json!({})), Reply::text("Cut.")]);
+    let (server, _model) = start(&script).await;
+    let client = server.client().await;
+
+    let result = client
+        .tools()
+        .call("terse", [("task", "go")])
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "Cut.");
+    let told = &script.requests()[1].tool_results()[0].1;
+    assert!(
+        told.starts_with(&format!("{}\n[cut: ", "x".repeat(100))),
+        "{told}"
+    );
+    assert!(told.ends_with("only the first 100 are shown]"), "{told}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_rate_limited_request_is_retried_after_the_servers_delay() {
+    let script = ScriptedModel::new([
+        Reply::rate_limited(Duration::from_secs(1)),
+        Reply::text("Answered after waiting."),
+    ]);
+    let (server, _model) = start(&script).await;
+    let client = server.client().await;
+
+    let started = Instant::now();
+    let result = client
+        .tools()
+        .call("assistant", [("task", "go")])
+        .await
+        .unwrap();
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(text(&result), "Answered after waiting.");
+    assert_eq!(script.requests().len(), 2);
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn rate_limiting_that_lasts_is_a_tool_error_after_the_retries() {
+    let script = ScriptedModel::from_fn(|_| Reply::rate_limited(Duration::from_millis(10)));
+    let (server, _model) = start(&script).await;
+    let client = server.client().await;
+
+    let result = client
+        .tools()
+        .call("assistant", [("task", "go")])
+        .await
+        .unwrap();
+    assert!(result.is_error, "{result:?}");
+    assert!(text(&result).contains("rate limiting"), "{}", text(&result));
+    assert_eq!(
+        script.requests().len(),
+        1 + ladoga::DEFAULT_RETRIES as usize,
+        "the first try and the retries"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_answer_stream_cut_before_done_is_a_tool_error_and_none_of_its_calls_run() {
+    let writes_before = WRITES.load(Ordering::SeqCst);
+    let script = ScriptedModel::new([
+        Reply::call("write_note", json!({"text": "half"})).cut(),
+        Reply::text("Recovered."),
+    ]);
+    let (server, _model) = start(&script).await;
+    let client = server.client().await;
+
+    let result = client
+        .tools()
+        .call("assistant", [("task", "go")])
+        .await
+        .unwrap();
+    assert!(result.is_error, "{result:?} after {:#?}", script.requests());
+    assert!(text(&result).contains("stream ended"), "{}", text(&result));
+    assert_eq!(WRITES.load(Ordering::SeqCst), writes_before, "no call ran");
+
+    let again = client
+        .tools()
+        .call("assistant", [("task", "again")])
+        .await
+        .unwrap();
+    assert_eq!(text(&again), "Recovered.", "the server keeps serving");
+    server.stop().await;
+}
