@@ -170,6 +170,44 @@ async fn rate_limiting_that_lasts_is_a_tool_error_after_the_retries() {
 }
 
 #[tokio::test]
+async fn a_model_that_stalls_past_the_first_token_timeout_is_a_tool_error_naming_it() {
+    let script = ScriptedModel::new([
+        Reply::text("Too late.").after(Duration::from_secs(3)),
+        Reply::text("In time."),
+    ]);
+    let served = script.serve().await.expect("serves");
+    let model = served
+        .model()
+        .with_first_token_timeout(Duration::from_millis(300));
+    let server = Server::start(App::new().add_singleton(model)).await;
+    let client = server.client().await;
+
+    let started = Instant::now();
+    let result = client
+        .tools()
+        .call("assistant", [("task", "go")])
+        .await
+        .unwrap();
+    assert!(result.is_error, "{result:?}");
+    let told = text(&result);
+    assert!(told.contains("did not answer in time"), "{told}");
+    assert!(told.contains("within 300ms"), "{told}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+
+    let again = client
+        .tools()
+        .call("assistant", [("task", "again")])
+        .await
+        .unwrap();
+    assert_eq!(text(&again), "In time.", "the server keeps serving");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn an_answer_stream_cut_before_done_is_a_tool_error_and_none_of_its_calls_run() {
     let writes_before = WRITES.load(Ordering::SeqCst);
     let script = ScriptedModel::new([

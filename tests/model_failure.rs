@@ -56,7 +56,7 @@ async fn a_failing_model_server_is_a_clear_tool_error_without_its_message() {
 }
 
 #[tokio::test]
-async fn an_unreachable_model_server_is_a_clear_tool_error() {
+async fn an_unreachable_model_server_is_a_clear_tool_error_and_the_next_call_works_once_it_is_up() {
     let nobody = free_addr();
     let client = svir::Client::openai(format!("http://{nobody}"))
         .build()
@@ -76,6 +76,16 @@ async fn an_unreachable_model_server_is_a_clear_tool_error() {
         "{}",
         text(&failed)
     );
+
+    // The model server comes up where it was expected: the next call goes through.
+    let script = ScriptedModel::new([Reply::text("Up now.")]);
+    let _up = script.serve_at(nobody).await.expect("serves");
+    let answered = client
+        .tools()
+        .call("support", [("question", "Where is order 7?")])
+        .await
+        .expect("tools/call");
+    assert_eq!(text(&answered), "Up now.");
     server.stop().await;
 }
 

@@ -75,6 +75,7 @@ pub struct Model {
     client: svir::Client,
     name: String,
     retries: u32,
+    first_token: Option<Duration>,
 }
 
 impl Model {
@@ -84,7 +85,16 @@ impl Model {
             client,
             name: name.into(),
             retries: DEFAULT_RETRIES,
+            first_token: None,
         }
+    }
+
+    /// Fails a request with [`ErrorKind::Timeout`] when nothing of the answer has arrived
+    /// `limit` after it was sent. Off unless set; a stream that stalls after it started is
+    /// bounded by the client's own idle timeout (`svir::ClientBuilder::idle_timeout`).
+    pub fn with_first_token_timeout(mut self, limit: Duration) -> Self {
+        self.first_token = Some(limit);
+        self
     }
 
     /// Retries a rate-limited request up to `retries` times; `0` turns retrying off.
@@ -107,6 +117,24 @@ impl fmt::Debug for Model {
     }
 }
 
+impl Model {
+    /// One try, within the first-token bound when there is one.
+    async fn attempt(&self, request: &Request) -> Result<Completion, svir::Error> {
+        let Some(limit) = self.first_token else {
+            return self.client.complete(request).await;
+        };
+        let late = || {
+            svir::Error::new(ErrorKind::Timeout)
+                .with_detail(format!("nothing of the answer arrived within {limit:?}"))
+        };
+        let deadline = std::time::Instant::now() + limit;
+        let stream = tokio::time::timeout_at(deadline.into(), self.client.stream(request))
+            .await
+            .map_err(|_| late())??;
+        stream.first_token_by(deadline).completion().await
+    }
+}
+
 impl CompletionModel for Model {
     fn name(&self) -> &str {
         &self.name
@@ -115,7 +143,7 @@ impl CompletionModel for Model {
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
         let mut retried = 0;
         loop {
-            match self.client.complete(request).await {
+            match self.attempt(request).await {
                 Err(error) if error.kind() == ErrorKind::RateLimited && retried < self.retries => {
                     retried += 1;
                     let backoff = Duration::from_millis(250 << retried);

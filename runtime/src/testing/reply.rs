@@ -10,6 +10,7 @@ pub struct Reply {
     kind: Kind,
     usage: (u64, u64),
     cut: bool,
+    delay: Duration,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -75,6 +76,17 @@ impl Reply {
         self
     }
 
+    /// Waits `delay` before answering at all, as a stalled or overloaded model server does.
+    pub fn after(mut self, delay: Duration) -> Self {
+        self.delay = delay;
+        self
+    }
+
+    /// How long to wait before answering.
+    pub(crate) fn delay(&self) -> Duration {
+        self.delay
+    }
+
     fn failing(status: u16, message: String, retry_after: Option<Duration>) -> Self {
         Self {
             kind: Kind::Failure {
@@ -84,6 +96,7 @@ impl Reply {
             },
             usage: (0, 0),
             cut: false,
+            delay: Duration::ZERO,
         }
     }
 
@@ -98,6 +111,7 @@ impl Reply {
             kind: Kind::Answer { text, calls },
             usage: (10, 5),
             cut: false,
+            delay: Duration::ZERO,
         }
     }
 

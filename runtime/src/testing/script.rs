@@ -67,7 +67,16 @@ impl ScriptedModel {
     /// Serves the script as an OpenAI-compatible server on a free loopback port, until the
     /// returned server is dropped.
     pub async fn serve(&self) -> std::io::Result<ScriptedServer> {
-        ScriptedServer::start(self.clone()).await
+        self.serve_at("127.0.0.1:0").await
+    }
+
+    /// Serves the script at `addr`, for a test that needs the model server to appear at an
+    /// address known before it starts.
+    pub async fn serve_at(
+        &self,
+        addr: impl tokio::net::ToSocketAddrs,
+    ) -> std::io::Result<ScriptedServer> {
+        ScriptedServer::start(self.clone(), addr).await
     }
 
     /// Records `body` and picks the reply, with the turn number it is the answer of.
@@ -109,6 +118,7 @@ impl CompletionModel for ScriptedModel {
             svir::Error::new(ErrorKind::Protocol).with_detail(format!("unreadable body: {error}"))
         })?;
         let (reply, turn) = self.receive(body);
+        tokio::time::sleep(reply.delay()).await;
         if let Some(failure) = reply.failed() {
             let kind = match failure.status {
                 401 | 403 => ErrorKind::Authentication,

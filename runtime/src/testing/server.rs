@@ -28,8 +28,11 @@ pub struct ScriptedServer {
 }
 
 impl ScriptedServer {
-    pub(crate) async fn start(script: ScriptedModel) -> std::io::Result<Self> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
+    pub(crate) async fn start(
+        script: ScriptedModel,
+        addr: impl tokio::net::ToSocketAddrs,
+    ) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let task = tokio::spawn(accept(listener, script.clone()));
         Ok(Self { addr, script, task })
@@ -105,6 +108,7 @@ async fn answer(
         ));
     };
     let (reply, turn) = script.receive(body);
+    tokio::time::sleep(reply.delay()).await;
     Ok(match reply.failed() {
         Some(failure) => {
             let status =
