@@ -20,6 +20,15 @@ async fn write_note(text: String) -> String {
     format!("noted: {text}")
 }
 
+static WAITS: AtomicUsize = AtomicUsize::new(0);
+
+#[tool(descr = "Takes a while")]
+async fn wait() -> String {
+    WAITS.fetch_add(1, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    "waited".to_owned()
+}
+
 #[tool(descr = "Always breaks")]
 async fn broken() -> String {
     panic!("the broken tool broke")
@@ -232,5 +241,37 @@ async fn an_answer_stream_cut_before_done_is_a_tool_error_and_none_of_its_calls_
         .await
         .unwrap();
     assert_eq!(text(&again), "Recovered.", "the server keeps serving");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn when_the_caller_gives_up_the_run_stops_making_requests_and_calls() {
+    let script = ScriptedModel::from_fn(|_| Reply::call("wait", json!({})));
+    let (server, _model) = start(&script).await;
+    let mut client = Client::new().with_options(|opt| {
+        opt.with_http(|http| http.bind(server.addr.to_string()).with_endpoint("/mcp"))
+            .with_timeout(Duration::from_millis(700))
+    });
+    client.connect().await.expect("connects");
+
+    let gave_up = client
+        .tools()
+        .call("assistant", [("task", "forever")])
+        .await;
+    assert!(gave_up.is_err(), "the client timed out: {gave_up:?}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (requests, waits) = (script.requests().len(), WAITS.load(Ordering::SeqCst));
+    assert!(requests >= 1, "the run had started");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        script.requests().len(),
+        requests,
+        "no model request after the caller left"
+    );
+    assert_eq!(
+        WAITS.load(Ordering::SeqCst),
+        waits,
+        "no tool call after the caller left"
+    );
     server.stop().await;
 }

@@ -19,7 +19,14 @@ async fn plan_week_on_a_real_model_calls_a_board_tool_and_answers() {
         .expect("LADOGA_REAL_MODEL_URL names the model server (scripts/model-server start)");
     let addr = free_addr();
     let _board = Command::new(env!("CARGO_BIN_EXE_board"))
-        .args(["--http", &addr.to_string(), "--model-url", &url, "--model", "smollm2"])
+        .args([
+            "--http",
+            &addr.to_string(),
+            "--model-url",
+            &url,
+            "--model",
+            "smollm2",
+        ])
         .stdin(Stdio::null())
         .kill_on_drop(true)
         .spawn()
