@@ -16,7 +16,10 @@ use serde_json::{Value, json};
 use tokio::process::Command;
 
 const BOARD: &str = env!("CARGO_BIN_EXE_board");
-const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/peers/python_client.py");
+const CLIENT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/peers/python_client.py"
+);
 
 fn script() -> ScriptedModel {
     ScriptedModel::new([
@@ -48,7 +51,13 @@ async fn python(args: &[&str]) -> Value {
 fn check(answer: &Value, script: &ScriptedModel) {
     assert_eq!(
         answer["tools"],
-        json!(["add_task", "clear_board", "complete_task", "list_tasks", "plan_week"])
+        json!([
+            "add_task",
+            "clear_board",
+            "complete_task",
+            "list_tasks",
+            "plan_week"
+        ])
     );
     assert_eq!(answer["is_error"], json!(false), "{answer}");
     assert_eq!(answer["text"], json!("Tag v1.0 is on the board."));
