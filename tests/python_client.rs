@@ -3,7 +3,7 @@
 //! real HTTP.
 //!
 //! Ignored by a plain `cargo test`, since it needs the SDK: `scripts/test` installs it with
-//! `scripts/peers install` and runs these with `--ignored`, the interpreter in
+//! `scripts/peers install` and runs these with `--ignored`, the venv's interpreter in
 //! `LADOGA_PYTHON`.
 
 mod common;
@@ -31,7 +31,7 @@ fn script() -> ScriptedModel {
 /// Runs the Python client with `args` and reads the JSON line it prints.
 async fn python(args: &[&str]) -> Value {
     let python = std::env::var("LADOGA_PYTHON")
-        .expect("LADOGA_PYTHON names a Python with the MCP SDK (scripts/peers install)");
+        .expect("LADOGA_PYTHON names a Python with the MCP SDK (see scripts/test)");
     let output = Command::new(python)
         .arg(CLIENT)
         .args(args)
