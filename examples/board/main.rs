@@ -8,7 +8,8 @@
 //! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
 //! any OpenAI-compatible server: `--model-url`, else `LADOGA_MODEL_URL`, else
 //! `http://127.0.0.1:1234`; the name is `--model`, else `LADOGA_MODEL`, else `qwen3`. Each turn
-//! of an orchestration is logged on stderr (`RUST_LOG` filters it; `ladoga=info` by default).
+//! of an orchestration is logged on stderr (`RUST_LOG` filters it; `ladoga=debug`, which shows
+//! the calls' arguments and results, by default).
 
 #[cfg(unix)]
 mod stdin;
@@ -60,7 +61,7 @@ async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "ladoga=info".into()),
+                .unwrap_or_else(|_| "ladoga=debug".into()),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())

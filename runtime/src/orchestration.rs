@@ -150,7 +150,8 @@ where
 }
 
 fn finished(done: Completion, turns: usize, usage: TokenUsage, stop: Stop) -> Outcome {
-    tracing::info!(target: "ladoga", turns, answer = %done.text, "the model answered");
+    tracing::info!(target: "ladoga", turns, ?stop, "the model answered");
+    tracing::debug!(target: "ladoga", answer = %done.text, "the answer");
     Outcome {
         text: done.text,
         turns,
@@ -169,9 +170,10 @@ fn names(calls: &[ToolCall]) -> String {
         .join(", ")
 }
 
+/// Each call with its arguments and result, at `debug`: they may hold the user's data.
 fn log_results(calls: &[ToolCall], results: &[ToolResult]) {
     for (call, result) in calls.iter().zip(results) {
-        tracing::info!(
+        tracing::debug!(
             target: "ladoga",
             tool = %call.name,
             arguments = %call.arguments,
