@@ -106,7 +106,7 @@ async fn plan_week_runs_the_model_over_the_boards_tools() {
     assert!(first.system().unwrap().contains("task board"), "{first:?}");
     assert_eq!(
         first.first_user_text().unwrap(),
-        "Plan my week around the release. Add a task for it to the board."
+        "Plan my week around the release. Add the tasks to my board."
     );
     let mut offered = first.tool_names();
     offered.sort_unstable();

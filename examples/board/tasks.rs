@@ -79,5 +79,5 @@ async fn clear_board(board: Dc<Board>) -> String {
     depth = 4
 )]
 async fn plan_week(focus: String) -> String {
-    format!("Plan my week around {focus}. Add a task for it to the board.")
+    format!("Plan my week around {focus}. Add the tasks to my board.")
 }
