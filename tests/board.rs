@@ -6,30 +6,14 @@ mod common;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{connect, free_addr, text, wait_for};
-use ladoga::testing::{Reply, ScriptedModel, ScriptedServer};
+use common::{board_over_http, connect, text};
+use ladoga::testing::{Reply, ScriptedModel};
 use neva::prelude::*;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
 const BOARD: &str = env!("CARGO_BIN_EXE_board");
-
-/// The board over HTTP on a free port, talking to `model`; killed when dropped.
-async fn board_over_http(model: &ScriptedServer) -> (Child, std::net::SocketAddr) {
-    let addr = free_addr();
-    let child = Command::new(BOARD)
-        .args(["--http", &addr.to_string(), "--model-url", &model.url()])
-        .args(["--model", "scripted"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the board binary starts");
-    wait_for(addr).await;
-    (child, addr)
-}
 
 /// The week a scripted model plans: two tasks added at once, one completed and the board
 /// listed at once, then the answer.
@@ -51,7 +35,7 @@ fn planning_script() -> ScriptedModel {
 async fn plan_week_is_listed_with_a_schema_made_from_its_parameters() {
     let script = ScriptedModel::new([]);
     let model = script.serve().await.expect("the scripted model serves");
-    let (_board, addr) = board_over_http(&model).await;
+    let (_board, addr) = board_over_http(&model.url(), "scripted").await;
     let client = connect(addr).await;
 
     let tools = client.tools().list_all().await.expect("tools/list");
@@ -88,7 +72,7 @@ async fn plan_week_is_listed_with_a_schema_made_from_its_parameters() {
 async fn plan_week_runs_the_model_over_the_boards_tools() {
     let script = planning_script();
     let model = script.serve().await.expect("the scripted model serves");
-    let (_board, addr) = board_over_http(&model).await;
+    let (_board, addr) = board_over_http(&model.url(), "scripted").await;
     let client = connect(addr).await;
 
     let result = client

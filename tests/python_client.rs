@@ -10,7 +10,7 @@ mod common;
 
 use std::process::Stdio;
 
-use common::{free_addr, wait_for};
+use common::board_over_http;
 use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 use tokio::process::Command;
@@ -71,16 +71,7 @@ fn check(answer: &Value, script: &ScriptedModel) {
 async fn the_python_sdk_calls_plan_week_over_streamable_http() {
     let script = script();
     let model = script.serve().await.expect("serves");
-    let addr = free_addr();
-    let _board = Command::new(BOARD)
-        .args(["--http", &addr.to_string(), "--model-url", &model.url()])
-        .args(["--model", "scripted"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the board binary starts");
-    wait_for(addr).await;
+    let (_board, addr) = board_over_http(&model.url(), "scripted").await;
 
     let answer = python(&["http", &format!("http://{addr}/mcp")]).await;
     check(&answer, &script);

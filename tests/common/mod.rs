@@ -54,6 +54,29 @@ impl Drop for Server {
     }
 }
 
+/// The `board` example's binary, started over HTTP on a free loopback port, talking to the
+/// model server at `model_url` under the name `model`. Killed when the child is dropped.
+pub async fn board_over_http(model_url: &str, model: &str) -> (tokio::process::Child, SocketAddr) {
+    let addr = free_addr();
+    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_board"))
+        .args([
+            "--http",
+            &addr.to_string(),
+            "--model-url",
+            model_url,
+            "--model",
+            model,
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the board binary starts");
+    wait_for(addr).await;
+    (child, addr)
+}
+
 /// An MCP client connected to the server at `addr` over Streamable HTTP.
 pub async fn connect(addr: SocketAddr) -> Client {
     let mut client = Client::new().with_options(|opt| {
