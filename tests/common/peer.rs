@@ -1,0 +1,49 @@
+//! What the official-client tests share: the script `plan_week` runs on, how a peer's one JSON
+//! line is read, and what it must say.
+
+use ladoga::testing::{Reply, ScriptedModel};
+use serde_json::{Value, json};
+use tokio::process::Command;
+
+/// One tool call, then the answer.
+pub fn script() -> ScriptedModel {
+    ScriptedModel::new([
+        Reply::call("add_task", json!({"title": "Tag v1.0"})),
+        Reply::text("Tag v1.0 is on the board."),
+    ])
+}
+
+/// Runs the peer client and reads the JSON line it prints.
+pub async fn run(mut client: Command) -> Value {
+    let output = client
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("the peer client runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("one JSON line")
+}
+
+/// The peer listed the board's tools and got `plan_week`'s answer, after one real tool call.
+pub fn check(answer: &Value, script: &ScriptedModel) {
+    assert_eq!(
+        answer["tools"],
+        json!([
+            "add_task",
+            "clear_board",
+            "complete_task",
+            "list_tasks",
+            "plan_week"
+        ])
+    );
+    assert_eq!(answer["is_error"], json!(false), "{answer}");
+    assert_eq!(answer["text"], json!("Tag v1.0 is on the board."));
+    let requests = script.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[1].tool_results()[0].1, "Added task 1: Tag v1.0");
+}
