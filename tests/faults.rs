@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -12,11 +13,17 @@ use ladoga::testing::{Reply, ScriptedModel};
 use neva::prelude::*;
 use serde_json::json;
 
-static WRITES: AtomicUsize = AtomicUsize::new(0);
+/// Every note written, so that a test can tell whether its own note ran while the others run
+/// beside it.
+static NOTES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn written(text: &str) -> bool {
+    NOTES.lock().unwrap().iter().any(|note| note == text)
+}
 
 #[tool(descr = "Writes a note")]
 async fn write_note(text: String) -> String {
-    WRITES.fetch_add(1, Ordering::SeqCst);
+    NOTES.lock().unwrap().push(text.clone());
     format!("noted: {text}")
 }
 
@@ -27,6 +34,15 @@ async fn wait() -> String {
     WAITS.fetch_add(1, Ordering::SeqCst);
     tokio::time::sleep(Duration::from_millis(200)).await;
     "waited".to_owned()
+}
+
+static LINGERS: AtomicUsize = AtomicUsize::new(0);
+
+#[tool(descr = "Lingers a while")]
+async fn linger() -> String {
+    LINGERS.fetch_add(1, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    "lingered".to_owned()
 }
 
 #[tool(descr = "Always breaks")]
@@ -218,9 +234,8 @@ async fn a_model_that_stalls_past_the_first_token_timeout_is_a_tool_error_naming
 
 #[tokio::test]
 async fn an_answer_stream_cut_before_done_is_a_tool_error_and_none_of_its_calls_run() {
-    let writes_before = WRITES.load(Ordering::SeqCst);
     let script = ScriptedModel::new([
-        Reply::call("write_note", json!({"text": "half"})).cut(),
+        Reply::call("write_note", json!({"text": "cut"})).cut(),
         Reply::text("Recovered."),
     ]);
     let (server, _model) = start(&script).await;
@@ -233,7 +248,7 @@ async fn an_answer_stream_cut_before_done_is_a_tool_error_and_none_of_its_calls_
         .unwrap();
     assert!(result.is_error, "{result:?} after {:#?}", script.requests());
     assert!(text(&result).contains("stream ended"), "{}", text(&result));
-    assert_eq!(WRITES.load(Ordering::SeqCst), writes_before, "no call ran");
+    assert!(!written("cut"), "the call of the cut answer never ran");
 
     let again = client
         .tools()
@@ -241,6 +256,90 @@ async fn an_answer_stream_cut_before_done_is_a_tool_error_and_none_of_its_calls_
         .await
         .unwrap();
     assert_eq!(text(&again), "Recovered.", "the server keeps serving");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_stream_that_stalls_after_its_first_event_is_a_tool_error_and_its_call_never_runs() {
+    let script = ScriptedModel::new([
+        Reply::call("write_note", json!({"text": "stalled"})).stall(Duration::from_secs(3)),
+        Reply::text("Flowing again."),
+    ]);
+    let served = script.serve().await.expect("serves");
+    let client = svir::Client::openai(served.url())
+        .idle_timeout(Duration::from_millis(300))
+        .build()
+        .expect("a loopback URL");
+    let model = ladoga::Model::new(client, ladoga::CompletionModel::name(&served.model()));
+    let server = Server::start(App::new().add_singleton(model)).await;
+    let client = server.client().await;
+
+    let started = Instant::now();
+    let result = client
+        .tools()
+        .call("assistant", [("task", "go")])
+        .await
+        .unwrap();
+    assert!(result.is_error, "{result:?}");
+    let told = text(&result);
+    assert!(told.contains("did not answer in time"), "{told}");
+    assert!(told.contains("stalled"), "{told}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        !written("stalled"),
+        "the call of the stalled answer never ran"
+    );
+
+    let again = client
+        .tools()
+        .call("assistant", [("task", "again")])
+        .await
+        .unwrap();
+    assert_eq!(text(&again), "Flowing again.", "the server keeps serving");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn when_the_caller_drops_its_connection_the_run_stops_making_requests_and_calls() {
+    let script = ScriptedModel::from_fn(|_| Reply::call("linger", json!({})));
+    let (server, _model) = start(&script).await;
+    // A real MCP client in its own process, killed mid-run: its connection drops with no
+    // cancellation sent.
+    let mut caller = tokio::process::Command::new(env!("CARGO_BIN_EXE_ask"))
+        .args(["--url", &format!("http://{}/mcp", server.addr)])
+        .args(["assistant", "task=forever"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the ask binary starts");
+    let started = Instant::now();
+    while script.requests().len() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the run started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    caller.kill().await.expect("the caller is killed");
+
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (requests, lingers) = (script.requests().len(), LINGERS.load(Ordering::SeqCst));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        script.requests().len(),
+        requests,
+        "no model request after the caller went away"
+    );
+    assert_eq!(
+        LINGERS.load(Ordering::SeqCst),
+        lingers,
+        "no tool call after the caller went away"
+    );
     server.stop().await;
 }
 

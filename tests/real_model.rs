@@ -1,7 +1,7 @@
 //! `plan_week` on a real model: the local SmolLM2 server that `scripts/model-server` runs.
 //!
-//! Ignored, since it needs that server (compiled on first use on CPUs without AVX-512, which
-//! takes too long for every CI run yet): start it and pass its base URL, as the README shows:
+//! Ignored by a plain `cargo test`, since it needs that server; `scripts/test` starts it and runs
+//! this test with its base URL, as one can by hand:
 //! `LADOGA_REAL_MODEL_URL=$(scripts/model-server start 18234) cargo test -p ladoga-examples
 //! --test real_model -- --ignored`.
 

@@ -11,6 +11,7 @@ pub struct Reply {
     usage: (u64, u64),
     cut: bool,
     delay: Duration,
+    stall: Duration,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -82,9 +83,22 @@ impl Reply {
         self
     }
 
+    /// Sends the first event of the answer, then goes silent for `pause` before the rest, as
+    /// a model server that hangs mid-answer does. In process, where there is no stream, the
+    /// whole answer waits `pause`.
+    pub fn stall(mut self, pause: Duration) -> Self {
+        self.stall = pause;
+        self
+    }
+
     /// How long to wait before answering.
     pub(crate) fn delay(&self) -> Duration {
         self.delay
+    }
+
+    /// How long the answer goes silent after its first event.
+    pub(crate) fn pause(&self) -> Duration {
+        self.stall
     }
 
     fn failing(status: u16, message: String, retry_after: Option<Duration>) -> Self {
@@ -97,6 +111,7 @@ impl Reply {
             usage: (0, 0),
             cut: false,
             delay: Duration::ZERO,
+            stall: Duration::ZERO,
         }
     }
 
@@ -112,6 +127,7 @@ impl Reply {
             usage: (10, 5),
             cut: false,
             delay: Duration::ZERO,
+            stall: Duration::ZERO,
         }
     }
 

@@ -118,7 +118,7 @@ impl CompletionModel for ScriptedModel {
             svir::Error::new(ErrorKind::Protocol).with_detail(format!("unreadable body: {error}"))
         })?;
         let (reply, turn) = self.receive(body);
-        tokio::time::sleep(reply.delay()).await;
+        tokio::time::sleep(reply.delay() + reply.pause()).await;
         if let Some(failure) = reply.failed() {
             let kind = match failure.status {
                 401 | 403 => ErrorKind::Authentication,

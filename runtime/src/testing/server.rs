@@ -2,9 +2,13 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use futures_util::StreamExt;
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
+use hyper::body::Frame;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -78,10 +82,12 @@ async fn accept(listener: TcpListener, script: ScriptedModel) {
     }
 }
 
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
 async fn answer(
     script: ScriptedModel,
     request: hyper::Request<Incoming>,
-) -> Result<Response<Full<Bytes>>, Infallible> {
+) -> Result<Response<Body>, Infallible> {
     if request.method() != Method::POST || request.uri().path() != "/v1/chat/completions" {
         return Ok(respond(
             StatusCode::NOT_FOUND,
@@ -126,16 +132,29 @@ async fn answer(
             }
             response
         }
-        None => respond(
-            StatusCode::OK,
-            "text/event-stream",
-            reply.event_stream(script.name(), turn),
-        ),
+        None => {
+            let events = reply.event_stream(script.name(), turn);
+            let mut response = respond(StatusCode::OK, "text/event-stream", String::new());
+            *response.body_mut() = stalling(events, reply.pause());
+            response
+        }
     })
 }
 
-fn respond(status: StatusCode, content_type: &str, body: String) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(Bytes::from(body)));
+/// The event stream `events` as a body that goes silent for `pause` after its first event.
+fn stalling(events: String, pause: Duration) -> Body {
+    let split = events.find("\n\n").map_or(events.len(), |end| end + 2);
+    let (first, rest) = events.split_at(split);
+    let parts = [(Duration::ZERO, first.to_owned()), (pause, rest.to_owned())];
+    let frames = futures_util::stream::iter(parts).then(|(wait, part)| async move {
+        tokio::time::sleep(wait).await;
+        Ok(Frame::data(Bytes::from(part)))
+    });
+    StreamBody::new(frames).boxed_unsync()
+}
+
+fn respond(status: StatusCode, content_type: &str, body: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(body)).boxed_unsync());
     *response.status_mut() = status;
     if let Ok(value) = content_type.parse() {
         response
