@@ -10,10 +10,11 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprArray, ExprLit, Ident, Lit, LitBool, LitInt, LitStr, Token, Type};
 
+use crate::duration;
 use crate::errors::Errors;
 
 /// Every argument `#[orchestrator]` takes.
-const KNOWN: [&str; 17] = [
+const KNOWN: [&str; 20] = [
     "descr",
     "title",
     "system",
@@ -23,6 +24,9 @@ const KNOWN: [&str; 17] = [
     "tools",
     "exclude",
     "on_limit",
+    "timeout",
+    "budget",
+    "repeat",
     "max_result",
     "model",
     "roles",
@@ -34,7 +38,7 @@ const KNOWN: [&str; 17] = [
 ];
 
 /// The `on_limit` policies, as the runtime's `OnLimit` names them.
-const POLICIES: [&str; 2] = ["error", "answer"];
+const POLICIES: [&str; 3] = ["error", "answer", "partial"];
 
 /// The longest tool name MCP allows.
 const MAX_TOOL_NAME: usize = 128;
@@ -50,6 +54,9 @@ pub(crate) struct Args {
     pub(crate) tools: Vec<LitStr>,
     pub(crate) exclude: Vec<LitStr>,
     pub(crate) on_limit: Option<Ident>,
+    pub(crate) timeout: Option<Timeout>,
+    pub(crate) budget: Option<Bound>,
+    pub(crate) repeat: Option<Bound>,
     pub(crate) max_result: Option<Bound>,
     pub(crate) model: Option<Type>,
     /// Arguments handed to neva's `#[tool]` as they were written: `title`, `roles`, ...
@@ -59,6 +66,12 @@ pub(crate) struct Args {
 /// A bound of at least one, with the literal it was written as.
 pub(crate) struct Bound {
     pub(crate) value: NonZeroUsize,
+    pub(crate) span: Span,
+}
+
+/// A time bound in milliseconds, with the literal it was written as.
+pub(crate) struct Timeout {
+    pub(crate) millis: u64,
     pub(crate) span: Span,
 }
 
@@ -174,6 +187,9 @@ impl Args {
             "tools" => self.tools = patterns(&value, name, errors),
             "exclude" => self.exclude = patterns(&value, name, errors),
             "on_limit" => self.on_limit = policy(&value, errors),
+            "timeout" => self.timeout = timeout(&value, errors),
+            "budget" => self.budget = bound(&value, name, errors),
+            "repeat" => self.repeat = repeat(&value, errors),
             "max_result" => self.max_result = bound(&value, name, errors),
             "title" | "annotations" | "task_support" => {
                 if string(&value, name, errors).is_some() {
@@ -204,7 +220,10 @@ fn example(name: &str) -> &'static str {
         "depth" => "`depth = 4`",
         "tools" => "`tools = [\"add_*\", \"list_tasks\"]`",
         "exclude" => "`exclude = [\"clear_*\"]`",
-        "on_limit" => "`on_limit = \"error\"` or `on_limit = \"answer\"`",
+        "on_limit" => "`on_limit = \"error\"`, `\"answer\"` or `\"partial\"`",
+        "timeout" => "`timeout = \"90s\"`",
+        "budget" => "`budget = 20000`",
+        "repeat" => "`repeat = 3`",
         "max_result" => "`max_result = 20000`",
         "model" => "`model = MyModel`",
         "roles" => "`roles = [\"admin\"]`",
@@ -248,6 +267,33 @@ fn bound(value: &Expr, name: &str, errors: &mut Errors) -> Option<Bound> {
         value,
         span: int.span(),
     })
+}
+
+/// `repeat = N`: at least 2, since the first call of anything is never a repeat.
+fn repeat(value: &Expr, errors: &mut Errors) -> Option<Bound> {
+    let bound = bound(value, "repeat", errors)?;
+    if bound.value.get() < 2 {
+        errors.push(syn::Error::new(
+            bound.span,
+            "`repeat` must be at least 2: the first call of a tool is never a repeat",
+        ));
+        return None;
+    }
+    Some(bound)
+}
+
+fn timeout(value: &Expr, errors: &mut Errors) -> Option<Timeout> {
+    let text = string(value, "timeout", errors)?;
+    match duration::millis(&text.value()) {
+        Ok(millis) => Some(Timeout {
+            millis,
+            span: text.span(),
+        }),
+        Err(why) => {
+            errors.at(&text, format!("`timeout`: {why}"));
+            None
+        }
+    }
 }
 
 fn int_value(int: &LitInt) -> Option<usize> {
@@ -308,10 +354,10 @@ fn why_never_matches(pattern: &str) -> Option<&'static str> {
 fn policy(value: &Expr, errors: &mut Errors) -> Option<Ident> {
     let text = string(value, "on_limit", errors)?;
     if POLICIES.contains(&text.value().as_str()) {
-        let variant = if text.value() == "error" {
-            "Error"
-        } else {
-            "Answer"
+        let variant = match text.value().as_str() {
+            "error" => "Error",
+            "answer" => "Answer",
+            _ => "Partial",
         };
         Some(Ident::new(variant, text.span()))
     } else {

@@ -96,10 +96,6 @@ fn settings(args: &Args) -> TokenStream {
     if let Some(system) = &args.system {
         calls.extend(quote! { .system(#system) });
     }
-    if let Some(turns) = &args.turns {
-        let value = turns.value.get();
-        calls.extend(quote_spanned! { turns.span => .turns(const { #private::bound(#value) }) });
-    }
     if let Some(depth) = &args.depth {
         let value = depth.value.get();
         calls.extend(quote_spanned! { depth.span => .depth(const { #private::bound(#value) }) });
@@ -107,6 +103,7 @@ fn settings(args: &Args) -> TokenStream {
     if args.recurse {
         calls.extend(quote! { .recurse(true) });
     }
+    let limits = limits(args);
     if !args.tools.is_empty() || !args.exclude.is_empty() {
         let only = &args.tools;
         let except = &args.exclude;
@@ -118,12 +115,38 @@ fn settings(args: &Args) -> TokenStream {
             )
         });
     }
+    calls.extend(quote! { .limits(#private::Limits::new() #(#limits)*) });
+    calls
+}
+
+/// The `Limits` builder calls for the bounds given.
+fn limits(args: &Args) -> Vec<TokenStream> {
+    let private = private();
+    let mut calls = Vec::new();
+    if let Some(turns) = &args.turns {
+        let value = turns.value.get();
+        calls.push(quote_spanned! { turns.span => .turns(const { #private::bound(#value) }) });
+    }
+    if let Some(timeout) = &args.timeout {
+        let millis = timeout.millis;
+        calls.push(quote_spanned! { timeout.span =>
+            .timeout(#private::Duration::from_millis(#millis))
+        });
+    }
+    if let Some(budget) = &args.budget {
+        let value = budget.value.get() as u64;
+        calls.push(quote_spanned! { budget.span => .budget(const { #private::tokens(#value) }) });
+    }
+    if let Some(repeat) = &args.repeat {
+        let value = repeat.value.get();
+        calls.push(quote_spanned! { repeat.span => .repeat(const { #private::bound(#value) }) });
+    }
     if let Some(max) = &args.max_result {
         let value = max.value.get();
-        calls.extend(quote_spanned! { max.span => .max_result(#value) });
+        calls.push(quote_spanned! { max.span => .max_result(#value) });
     }
     if let Some(policy) = &args.on_limit {
-        calls.extend(quote! { .on_limit(#private::OnLimit::#policy) });
+        calls.push(quote! { .on_limit(#private::OnLimit::#policy) });
     }
     calls
 }

@@ -11,6 +11,7 @@
 use proc_macro::TokenStream;
 
 mod args;
+mod duration;
 mod errors;
 mod expand;
 mod paths;

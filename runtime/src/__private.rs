@@ -10,19 +10,28 @@ pub use neva::error::Error;
 pub use neva::tool;
 
 use std::future::Future;
-use std::num::NonZeroUsize;
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::pin::Pin;
 
 use svir::{Completion, Request};
 
 use crate::{CompletionModel, IntoBrief, ToolPattern};
-pub use crate::{Model, OnLimit, Orchestrator, ToolSelection};
+pub use crate::{Limits, Model, OnLimit, Orchestrator, ToolSelection};
+pub use std::time::Duration;
 
 /// A bound the macro has already checked to be at least one.
 pub const fn bound(value: usize) -> NonZeroUsize {
     match NonZeroUsize::new(value) {
         Some(value) => value,
         None => panic!("#[orchestrator] checks bounds at compile time"),
+    }
+}
+
+/// A token budget the macro checked to be at least one.
+pub const fn tokens(value: u64) -> NonZeroU64 {
+    match NonZeroU64::new(value) {
+        Some(value) => value,
+        None => panic!("#[orchestrator] checks budgets at compile time"),
     }
 }
 

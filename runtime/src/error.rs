@@ -1,5 +1,7 @@
 //! Why an orchestration failed.
 
+use std::time::Duration;
+
 /// Why an orchestration did not produce an answer.
 ///
 /// `Display` is written for the MCP caller: it never carries the model server's own message,
@@ -23,5 +25,26 @@ pub enum RunError {
     TurnLimit {
         /// The bound that was reached.
         turns: usize,
+    },
+    /// The run took longer than its time bound, under [`OnLimit::Error`](crate::OnLimit::Error).
+    #[error("the run took longer than {timeout:?}, the time bound of this tool")]
+    Deadline {
+        /// The bound that was reached.
+        timeout: Duration,
+    },
+    /// The run used its token budget, under [`OnLimit::Error`](crate::OnLimit::Error).
+    #[error("the run used {used} tokens, and the budget of this tool is {budget}")]
+    Budget {
+        /// The budget.
+        budget: u64,
+        /// The tokens used when the next request was due.
+        used: u64,
+    },
+    /// The model kept making one call with the same arguments after it was told, under
+    /// [`OnLimit::Error`](crate::OnLimit::Error).
+    #[error("the model was stuck: it kept calling `{tool}` with the same arguments")]
+    Stuck {
+        /// The tool it kept calling.
+        tool: String,
     },
 }

@@ -42,11 +42,14 @@
 
 mod brief;
 mod error;
+mod limits;
 mod model;
 mod on_limit;
 mod orchestration;
 mod orchestrator;
 mod outcome;
+mod partial;
+mod repeats;
 mod result_limit;
 mod selection;
 pub mod testing;
@@ -57,9 +60,10 @@ pub mod __private;
 pub use brief::IntoBrief;
 pub use error::RunError;
 pub use ladoga_macros::orchestrator;
+pub use limits::{DEFAULT_TURNS, Limits};
 pub use model::{CompletionModel, DEFAULT_RETRIES, Model};
 pub use on_limit::OnLimit;
-pub use orchestration::{DEFAULT_TURNS, Orchestration};
+pub use orchestration::Orchestration;
 pub use orchestrator::{DEFAULT_DEPTH, Orchestrator};
 pub use outcome::{Outcome, Stop, TokenUsage};
 pub use result_limit::DEFAULT_MAX_RESULT;

@@ -1,9 +1,10 @@
-//! What an orchestration does when the model is still calling tools at the turn bound.
+//! What an orchestration does at a bound: turns, time, tokens or a stuck model.
 
 use std::fmt;
 use std::str::FromStr;
 
-/// What happens when the model is still calling tools after the last allowed turn.
+/// What happens when a run reaches a bound of its [`Limits`](crate::Limits): the model still
+/// calling tools after the last turn, the time or the tokens used up, or a stuck model.
 ///
 /// # Examples
 /// ```
@@ -17,13 +18,19 @@ pub enum OnLimit {
     /// Fail the run: the MCP caller gets a tool error saying the bound was reached.
     #[default]
     Error,
-    /// Make one last request with tools refused (`ToolChoice::None`) and return its answer.
+    /// Make one last request with tools refused (`ToolChoice::None`) and return its answer,
+    /// with the bound in [`Outcome::stop`](crate::Outcome::stop). That request is not bounded
+    /// by the time or the budget that ran out.
     Answer,
+    /// Return the work so far instead of an answer: the last text the model wrote and every
+    /// tool result, under a first line that says the result is partial and why
+    /// ([`Outcome::partial`](crate::Outcome::partial)).
+    Partial,
 }
 
 impl OnLimit {
     /// Every policy, by the name the macro argument `on_limit` takes.
-    pub const NAMES: [&'static str; 2] = ["error", "answer"];
+    pub const NAMES: [&'static str; 3] = ["error", "answer", "partial"];
 }
 
 impl FromStr for OnLimit {
@@ -33,6 +40,7 @@ impl FromStr for OnLimit {
         match name {
             "error" => Ok(Self::Error),
             "answer" => Ok(Self::Answer),
+            "partial" => Ok(Self::Partial),
             other => Err(format!(
                 "unknown `on_limit` policy `{other}`, expected one of: {}",
                 Self::NAMES.join(", ")
@@ -46,6 +54,7 @@ impl fmt::Display for OnLimit {
         f.write_str(match self {
             Self::Error => "error",
             Self::Answer => "answer",
+            Self::Partial => "partial",
         })
     }
 }

@@ -1,21 +1,18 @@
 //! The bounded loop: offer tools, run the calls of a turn, feed the results back.
 
-use std::num::NonZeroUsize;
-
 use svir::{Completion, Request, ToolCall, ToolChoice, ToolResult, Toolbox};
 
-use crate::result_limit::{self, DEFAULT_MAX_RESULT};
-use crate::{CompletionModel, IntoBrief, OnLimit, Outcome, RunError, Stop, TokenUsage};
-
-/// How many model answers a run takes unless told otherwise.
-pub const DEFAULT_TURNS: NonZeroUsize = NonZeroUsize::new(8).expect("8 is not zero");
+use crate::repeats::{self, Repeat, Repeats};
+use crate::{CompletionModel, IntoBrief, Limits, OnLimit, Outcome, RunError, Stop, TokenUsage};
+use crate::{partial, result_limit};
 
 /// One run of the loop over any [`Toolbox`] and any [`CompletionModel`], without the macro.
 ///
 /// Each turn sends the conversation with the tools, runs every call of the answer at once
 /// through [`Toolbox::call_all`], then sends the assistant turn followed by one result per call,
 /// in the order the calls were made. The loop ends when an answer has no calls (an answer cut by
-/// the output limit included), or at the turn bound, where [`OnLimit`] decides.
+/// the output limit included), or at a bound of its [`Limits`] (turns, time, tokens, repeated
+/// calls), where [`OnLimit`] decides.
 ///
 /// # Examples
 /// ```
@@ -43,9 +40,27 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     model: &'a M,
     tools: &'a T,
     system: Option<String>,
-    turns: NonZeroUsize,
-    on_limit: OnLimit,
-    max_result: usize,
+    limits: Limits,
+}
+
+/// Where a run is: what it has sent, used and seen so far.
+struct Run {
+    request: Request,
+    turns: usize,
+    usage: TokenUsage,
+    repeats: Repeats,
+    /// The last text the model wrote beside its calls, for a partial result.
+    last_text: String,
+    /// Every call made and its result, for a partial result.
+    done: Vec<(String, ToolResult)>,
+    /// The tool a stuck model kept calling.
+    stuck_on: Option<String>,
+}
+
+/// How the turns ended.
+enum Ended {
+    Answered(Completion),
+    Limit(Stop),
 }
 
 impl<'a, M, T> Orchestration<'a, M, T>
@@ -53,15 +68,13 @@ where
     M: CompletionModel + ?Sized,
     T: Toolbox + Sync + ?Sized,
 {
-    /// A run of `model` over `tools`, eight turns at most, failing at the bound.
+    /// A run of `model` over `tools` within the default [`Limits`].
     pub fn new(model: &'a M, tools: &'a T) -> Self {
         Self {
             model,
             tools,
             system: None,
-            turns: DEFAULT_TURNS,
-            on_limit: OnLimit::default(),
-            max_result: DEFAULT_MAX_RESULT,
+            limits: Limits::new(),
         }
     }
 
@@ -71,60 +84,157 @@ where
         self
     }
 
-    /// At most `turns` model answers, tool calls and final answer together.
-    pub fn turns(mut self, turns: NonZeroUsize) -> Self {
-        self.turns = turns;
+    /// The bounds of the run and the policy at them.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
-    /// What happens when the model is still calling tools after the last turn.
-    pub fn on_limit(mut self, policy: OnLimit) -> Self {
-        self.on_limit = policy;
-        self
-    }
-
-    /// At most `chars` characters of each tool result reach the model; a longer one is cut and
-    /// ends with a note saying so. [`DEFAULT_MAX_RESULT`] unless set.
-    pub fn max_result(mut self, chars: usize) -> Self {
-        self.max_result = chars;
-        self
-    }
-
-    /// Runs the loop from `brief` until the model answers or the bound is reached.
+    /// Runs the loop from `brief` until the model answers or a bound is reached.
     pub async fn run(self, brief: impl IntoBrief) -> Result<Outcome, RunError> {
-        let mut request = self.opening(brief)?;
-        let mut usage = TokenUsage::default();
-        let bound = self.turns.get();
+        let mut run = Run {
+            request: self.opening(brief)?,
+            turns: 0,
+            usage: TokenUsage::default(),
+            repeats: Repeats::default(),
+            last_text: String::new(),
+            done: Vec::new(),
+            stuck_on: None,
+        };
+        let ended = match self.limits.timeout {
+            None => self.turns(&mut run).await?,
+            // At the deadline the request or the calls in flight are dropped; `run` keeps what
+            // the turns before them added.
+            Some(limit) => tokio::time::timeout(limit, self.turns(&mut run))
+                .await
+                .unwrap_or(Ok(Ended::Limit(Stop::Deadline)))?,
+        };
+        match ended {
+            Ended::Answered(done) => Ok(finished(done, run.turns, run.usage, Stop::Answered)),
+            Ended::Limit(stop) => self.at_limit(stop, run).await,
+        }
+    }
 
-        for turn in 1..=bound {
-            let done = self.ask(&request, &mut usage).await?;
+    /// The turns, until an answer or a bound.
+    async fn turns(&self, run: &mut Run) -> Result<Ended, RunError> {
+        let bound = self.limits.turns.get();
+        while run.turns < bound {
+            if let Some(budget) = self.limits.budget
+                && run.usage.total() >= budget.get()
+            {
+                return Ok(Ended::Limit(Stop::Budget));
+            }
+            let done = self.ask(&run.request, &mut run.usage).await?;
+            run.turns += 1;
             if done.calls.is_empty() {
-                return Ok(finished(done, turn, usage, Stop::Answered));
+                return Ok(Ended::Answered(done));
             }
             tracing::info!(
                 target: "ladoga",
-                turn,
+                turn = run.turns,
                 bound,
                 calls = %names(&done.calls),
                 "the model called tools"
             );
-            let mut results = self.tools.call_all(&done.calls).await;
-            for result in &mut results {
-                result_limit::bound(result, self.max_result);
-            }
+            let Some(results) = self.call(&done.calls, run).await else {
+                return Ok(Ended::Limit(Stop::Stuck));
+            };
             log_results(&done.calls, &results);
-            request = request.assistant(done).tool_results(results);
+            if !done.text.trim().is_empty() {
+                run.last_text.clone_from(&done.text);
+            }
+            run.done.extend(
+                done.calls
+                    .iter()
+                    .map(|call| call.name.clone())
+                    .zip(results.iter().cloned()),
+            );
+            // No await from here on: a deadline never finds the request taken.
+            let request = std::mem::replace(&mut run.request, Request::new(""));
+            run.request = request.assistant(done).tool_results(results);
         }
+        Ok(Ended::Limit(Stop::TurnLimit))
+    }
 
-        match self.on_limit {
-            OnLimit::Error => Err(RunError::TurnLimit { turns: bound }),
+    /// Runs a turn's calls, but for a repeated one, which gets a refusal instead; `None` when
+    /// the model repeats a call again after it was told.
+    async fn call(&self, calls: &[ToolCall], run: &mut Run) -> Option<Vec<ToolResult>> {
+        let mut refused = Vec::new();
+        if let Some(limit) = self.limits.repeat {
+            for call in calls {
+                match run.repeats.count(call, limit.get()) {
+                    Repeat::Fresh => {}
+                    Repeat::Refused { times } => refused.push(repeats::refusal(call, times)),
+                    Repeat::Stuck => {
+                        tracing::info!(target: "ladoga", tool = %call.name, "the model is stuck");
+                        run.stuck_on = Some(call.name.clone());
+                        return None;
+                    }
+                }
+            }
+            if !refused.is_empty() {
+                run.repeats.tell();
+            }
+        }
+        let to_run: Vec<ToolCall> = calls
+            .iter()
+            .filter(|call| refused.iter().all(|refusal| refusal.call_id != call.id))
+            .cloned()
+            .collect();
+        let mut ran = self.tools.call_all(&to_run).await.into_iter();
+        let results = calls
+            .iter()
+            .map(|call| {
+                let mut result = match refused.iter().find(|refusal| refusal.call_id == call.id) {
+                    Some(refusal) => refusal.clone(),
+                    None => ran
+                        .next()
+                        .unwrap_or_else(|| ToolResult::error(&call.id, "the call got no result")),
+                };
+                result_limit::bound(&mut result, self.limits.max_result);
+                result
+            })
+            .collect();
+        Some(results)
+    }
+
+    /// The policy at a bound.
+    async fn at_limit(&self, stop: Stop, run: Run) -> Result<Outcome, RunError> {
+        tracing::info!(target: "ladoga", ?stop, policy = %self.limits.on_limit, "the run reached a bound");
+        match self.limits.on_limit {
+            OnLimit::Error => Err(self.limit_error(stop, &run)),
             OnLimit::Answer => {
                 // The tools stay described, so the history of calls still makes sense, but the
                 // model may not call one; a call it makes anyway is never run.
-                request = request.tool_choice(ToolChoice::None);
+                let request = run.request.tool_choice(ToolChoice::None);
+                let mut usage = run.usage;
                 let done = self.ask(&request, &mut usage).await?;
-                Ok(finished(done, bound + 1, usage, Stop::TurnLimit))
+                Ok(finished(done, run.turns + 1, usage, stop))
             }
+            OnLimit::Partial => Ok(Outcome {
+                text: partial::text(stop, &run.last_text, &run.done),
+                turns: run.turns,
+                usage: run.usage,
+                stop,
+                finish: svir::FinishReason::ToolCalls,
+                partial: true,
+            }),
+        }
+    }
+
+    fn limit_error(&self, stop: Stop, run: &Run) -> RunError {
+        match stop {
+            Stop::Deadline => RunError::Deadline {
+                timeout: self.limits.timeout.unwrap_or_default(),
+            },
+            Stop::Budget => RunError::Budget {
+                budget: self.limits.budget.map_or(0, |budget| budget.get()),
+                used: run.usage.total(),
+            },
+            Stop::Stuck => RunError::Stuck {
+                tool: run.stuck_on.clone().unwrap_or_default(),
+            },
+            Stop::Answered | Stop::TurnLimit => RunError::TurnLimit { turns: run.turns },
         }
     }
 
@@ -158,6 +268,7 @@ fn finished(done: Completion, turns: usize, usage: TokenUsage, stop: Stop) -> Ou
         usage,
         stop,
         finish: done.finish,
+        partial: false,
     }
 }
 
@@ -186,6 +297,7 @@ fn log_results(calls: &[ToolCall], results: &[ToolResult]) {
 
 #[cfg(test)]
 mod tests {
+    use std::num::NonZeroUsize;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
@@ -289,7 +401,7 @@ mod tests {
         let model = ScriptedModel::from_fn(|_| Reply::call("fast", json!({})));
         let tools = tools(Arc::default());
         let error = Orchestration::new(&model, &tools)
-            .turns(NonZeroUsize::new(2).unwrap())
+            .limits(Limits::new().turns(NonZeroUsize::new(2).unwrap()))
             .run("loop")
             .await
             .unwrap_err();
@@ -303,8 +415,11 @@ mod tests {
         let calls = Arc::new(AtomicUsize::new(0));
         let tools = tools(Arc::clone(&calls));
         let outcome = Orchestration::new(&model, &tools)
-            .turns(NonZeroUsize::new(1).unwrap())
-            .on_limit(OnLimit::Answer)
+            .limits(
+                Limits::new()
+                    .turns(NonZeroUsize::new(1).unwrap())
+                    .on_limit(OnLimit::Answer),
+            )
             .run("loop")
             .await
             .unwrap();

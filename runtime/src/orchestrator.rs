@@ -6,9 +6,7 @@ use neva::Context;
 use neva::error::{Error, ErrorCode};
 use neva::svir::LocalTools;
 
-use crate::orchestration::DEFAULT_TURNS;
-use crate::result_limit::DEFAULT_MAX_RESULT;
-use crate::{CompletionModel, IntoBrief, OnLimit, Orchestration, Outcome, RunError, ToolSelection};
+use crate::{CompletionModel, IntoBrief, Limits, Orchestration, Outcome, RunError, ToolSelection};
 
 /// How deep in-process tool calls nest unless told otherwise: an orchestrator, a sub-agent it
 /// calls, and two more.
@@ -27,7 +25,7 @@ pub const DEFAULT_DEPTH: NonZeroUsize = NonZeroUsize::new(4).expect("4 is not ze
 /// async fn plan_week(ctx: Context, model: Dc<Model>, focus: String) -> Result<String, Error> {
 ///     Orchestrator::new()
 ///         .system("You keep the user's task board with the tools you have.")
-///         .turns(std::num::NonZeroUsize::new(8).unwrap())
+///         .limits(ladoga::Limits::new().turns(std::num::NonZeroUsize::new(8).unwrap()))
 ///         .answer(&ctx, &*model, format!("Plan my week around {focus}."))
 ///         .await
 /// }
@@ -36,12 +34,10 @@ pub const DEFAULT_DEPTH: NonZeroUsize = NonZeroUsize::new(4).expect("4 is not ze
 #[derive(Debug, Clone)]
 pub struct Orchestrator {
     system: Option<String>,
-    turns: NonZeroUsize,
     depth: NonZeroUsize,
     recurse: bool,
     selection: ToolSelection,
-    on_limit: OnLimit,
-    max_result: usize,
+    limits: Limits,
 }
 
 impl Default for Orchestrator {
@@ -55,24 +51,16 @@ impl Orchestrator {
     pub fn new() -> Self {
         Self {
             system: None,
-            turns: DEFAULT_TURNS,
             depth: DEFAULT_DEPTH,
             recurse: false,
             selection: ToolSelection::all(),
-            on_limit: OnLimit::default(),
-            max_result: DEFAULT_MAX_RESULT,
+            limits: Limits::new(),
         }
     }
 
     /// The system prompt, used unless the brief brings its own.
     pub fn system(mut self, prompt: impl Into<String>) -> Self {
         self.system = Some(prompt.into());
-        self
-    }
-
-    /// At most `turns` model answers per call of the tool.
-    pub fn turns(mut self, turns: NonZeroUsize) -> Self {
-        self.turns = turns;
         self
     }
 
@@ -89,21 +77,15 @@ impl Orchestrator {
         self
     }
 
+    /// The bounds of each run and the policy at them.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// Which of the server's tools are offered.
     pub fn select(mut self, selection: ToolSelection) -> Self {
         self.selection = selection;
-        self
-    }
-
-    /// What happens when the model is still calling tools after the last turn.
-    pub fn on_limit(mut self, policy: OnLimit) -> Self {
-        self.on_limit = policy;
-        self
-    }
-
-    /// At most `chars` characters of each tool result reach the model.
-    pub fn max_result(mut self, chars: usize) -> Self {
-        self.max_result = chars;
         self
     }
 
@@ -135,10 +117,7 @@ impl Orchestrator {
         M: CompletionModel + ?Sized,
     {
         let tools = self.toolbox(ctx).await?;
-        let mut run = Orchestration::new(model, &tools)
-            .turns(self.turns)
-            .on_limit(self.on_limit)
-            .max_result(self.max_result);
+        let mut run = Orchestration::new(model, &tools).limits(self.limits.clone());
         if let Some(system) = &self.system {
             run = run.system(system.clone());
         }

@@ -6,7 +6,8 @@ use svir::FinishReason;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Outcome {
-    /// The model's final answer.
+    /// The model's final answer; under [`OnLimit::Partial`](crate::OnLimit::Partial) at a
+    /// bound, the work so far (see [`Self::partial`]).
     pub text: String,
     /// How many requests were sent to the model.
     pub turns: usize,
@@ -16,6 +17,9 @@ pub struct Outcome {
     pub stop: Stop,
     /// Why the model stopped writing its final answer; `Length` means the output limit cut it.
     pub finish: FinishReason,
+    /// The run stopped at a bound and `text` is the work so far: the last text the model wrote
+    /// and every tool result, under a first line saying so.
+    pub partial: bool,
 }
 
 /// Why an orchestration stopped.
@@ -24,9 +28,27 @@ pub struct Outcome {
 pub enum Stop {
     /// The model answered without calling a tool.
     Answered,
-    /// The turn bound was reached and, under [`OnLimit::Answer`](crate::OnLimit::Answer), the
-    /// model was asked for an answer with tools refused.
+    /// The model was still calling tools after the last turn.
     TurnLimit,
+    /// The run's time ran out ([`Limits::timeout`](crate::Limits::timeout)).
+    Deadline,
+    /// The run's tokens ran out ([`Limits::budget`](crate::Limits::budget)).
+    Budget,
+    /// The model kept making the same call ([`Limits::repeat`](crate::Limits::repeat)).
+    Stuck,
+}
+
+impl Stop {
+    /// The name a report gives it: `answered`, `turns`, `deadline`, `budget` or `stuck`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Answered => "answered",
+            Self::TurnLimit => "turns",
+            Self::Deadline => "deadline",
+            Self::Budget => "budget",
+            Self::Stuck => "stuck",
+        }
+    }
 }
 
 /// Tokens used, summed over the requests of a run.

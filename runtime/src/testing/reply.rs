@@ -115,6 +115,14 @@ impl Reply {
         }
     }
 
+    /// Writes `text` beside the calls of this answer, as a model that explains itself does.
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        if let Kind::Answer { text: written, .. } = &mut self.kind {
+            *written = text.into();
+        }
+        self
+    }
+
     /// Reports this usage instead of the default 10 input and 5 output tokens.
     pub fn with_usage(mut self, input: u64, output: u64) -> Self {
         self.usage = (input, output);

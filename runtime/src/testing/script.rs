@@ -2,6 +2,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::Value;
@@ -29,6 +30,8 @@ struct Inner {
     name: String,
     script: Mutex<Script>,
     seen: Mutex<Vec<SeenRequest>>,
+    logging: AtomicBool,
+    received: AtomicUsize,
 }
 
 type Respond = dyn Fn(&SeenRequest) -> Reply + Send + Sync;
@@ -55,8 +58,32 @@ impl ScriptedModel {
                 name: "scripted".to_owned(),
                 script: Mutex::new(script),
                 seen: Mutex::new(Vec::new()),
+                logging: AtomicBool::new(true),
+                received: AtomicUsize::new(0),
             }),
         }
+    }
+
+    /// Stops recording requests: [`Self::requests`] returns only those received before, so a
+    /// long run (a load test, a benchmark) does not grow a log nobody reads.
+    ///
+    /// # Examples
+    /// ```
+    /// use ladoga::CompletionModel;
+    /// use ladoga::testing::{Reply, ScriptedModel};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), svir::Error> {
+    /// let script = ScriptedModel::from_fn(|_| Reply::text("Hi.")).without_log();
+    /// let answer = script.complete(&svir::Request::new("scripted").user("Hello")).await?;
+    /// assert_eq!(answer.text, "Hi.");
+    /// assert!(script.requests().is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn without_log(self) -> Self {
+        self.inner.logging.store(false, Ordering::Relaxed);
+        self
     }
 
     /// Every request received so far, in order.
@@ -90,9 +117,11 @@ impl ScriptedModel {
             Script::Function(respond) => Err(Arc::clone(respond)),
         };
         let reply = scripted.unwrap_or_else(|respond| respond(&seen));
-        let mut log = lock(&self.inner.seen);
-        log.push(seen);
-        (reply, log.len())
+        let turn = self.inner.received.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.inner.logging.load(Ordering::Relaxed) {
+            lock(&self.inner.seen).push(seen);
+        }
+        (reply, turn)
     }
 }
 

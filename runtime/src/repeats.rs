@@ -1,0 +1,110 @@
+//! Spotting a model that calls the same tool with the same arguments again and again.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use svir::{ToolCall, ToolResult};
+
+/// What one call is, given the calls made before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Repeat {
+    /// Not repeated too often: run it.
+    Fresh,
+    /// Repeated `times` times: do not run it, tell the model.
+    Refused { times: usize },
+    /// Repeated again after the model was told: the run is stuck.
+    Stuck,
+}
+
+/// How often each call (tool and canonical arguments) was made in a run.
+#[derive(Debug, Default)]
+pub(crate) struct Repeats {
+    counts: HashMap<(String, String), usize>,
+    told: bool,
+}
+
+impl Repeats {
+    /// Counts `call` and says what to do with it under the bound `limit`.
+    pub(crate) fn count(&mut self, call: &ToolCall, limit: usize) -> Repeat {
+        let key = (call.name.clone(), canonical(&call.arguments));
+        let times = self.counts.entry(key).or_default();
+        *times += 1;
+        match (*times >= limit, self.told) {
+            (false, _) => Repeat::Fresh,
+            (true, false) => Repeat::Refused { times: *times },
+            (true, true) => Repeat::Stuck,
+        }
+    }
+
+    /// Records that the model was told about a repeated call.
+    pub(crate) fn tell(&mut self) {
+        self.told = true;
+    }
+}
+
+/// What the model is told instead of running the `times`-th identical call.
+pub(crate) fn refusal(call: &ToolCall, times: usize) -> ToolResult {
+    ToolResult::error(
+        &call.id,
+        format!(
+            "not run: this is call {times} of `{}` with these same arguments, and its result will \
+             not change. Use the results you have, call something else, or answer; one more \
+             such call ends the run.",
+            call.name
+        ),
+    )
+}
+
+/// The arguments as JSON with every object's keys sorted, so that the same arguments written
+/// in another order or spacing are the same call; text that is not JSON stays as it is.
+fn canonical(arguments: &str) -> String {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(value) => sorted(value).to_string(),
+        Err(_) => arguments.to_owned(),
+    }
+}
+
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.into_iter().collect();
+            entries.sort_by(|(a, _), (b, _)| a.cmp(b));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(name: &str, arguments: &str) -> ToolCall {
+        ToolCall::new("c", name, arguments)
+    }
+
+    #[test]
+    fn the_same_arguments_in_another_order_are_the_same_call() {
+        assert_eq!(
+            canonical(r#"{"b": 1, "a": {"d": 2, "c": 3}}"#),
+            canonical(r#"{"a":{"c":3,"d":2},"b":1}"#)
+        );
+        assert_ne!(canonical(r#"{"a": 1}"#), canonical(r#"{"a": 2}"#));
+    }
+
+    #[test]
+    fn the_bound_refuses_once_then_the_run_is_stuck() {
+        let mut repeats = Repeats::default();
+        let same = call("list", r#"{"page": 1}"#);
+        assert_eq!(repeats.count(&same, 3), Repeat::Fresh);
+        assert_eq!(
+            repeats.count(&call("list", r#"{"page": 2}"#), 3),
+            Repeat::Fresh
+        );
+        assert_eq!(repeats.count(&same, 3), Repeat::Fresh);
+        assert_eq!(repeats.count(&same, 3), Repeat::Refused { times: 3 });
+        repeats.tell();
+        assert_eq!(repeats.count(&same, 3), Repeat::Stuck);
+    }
+}
