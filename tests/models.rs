@@ -90,3 +90,26 @@ async fn each_orchestrator_talks_to_the_model_it_names() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_model_the_server_did_not_register_is_a_clear_tool_error() {
+    let script = ScriptedModel::new([Reply::text("unused")]);
+    let served = script.serve().await.expect("serves");
+    // Only the default model: `review` needs a `Reviewer`.
+    let server = Server::start(App::new().add_singleton(served.model())).await;
+    let client = server.client().await;
+
+    let result = client
+        .tools()
+        .call("review", [("text", "a draft")])
+        .await
+        .unwrap();
+    assert!(result.is_error, "{result:?}");
+    let told = text(&result);
+    assert!(
+        told.contains("`models::Reviewer`, is not registered"),
+        "{told}"
+    );
+    assert!(script.requests().is_empty(), "no model was asked");
+    server.stop().await;
+}

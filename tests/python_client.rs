@@ -1,6 +1,6 @@
 //! The `board` example driven by the official MCP Python SDK (`mcp` 2.3.0, protocol
 //! negotiation `auto`) over Streamable HTTP and over stdio, with the scripted model behind
-//! real HTTP.
+//! real HTTP: the tools, `plan_week`'s answer, and its progress and log notifications.
 //!
 //! Ignored by a plain `cargo test`, since it needs the SDK: `scripts/test` installs it with
 //! `scripts/peers install` and runs these with `--ignored`, the venv's interpreter in
@@ -35,6 +35,7 @@ async fn the_python_sdk_calls_plan_week_over_streamable_http() {
 
     let answer = python(&["http", &format!("http://{addr}/mcp")]).await;
     peer::check(&answer, &script);
+    peer::check_progress(&answer);
 }
 
 #[tokio::test]
@@ -46,4 +47,5 @@ async fn the_python_sdk_calls_plan_week_over_stdio() {
     let board = env!("CARGO_BIN_EXE_board");
     let answer = python(&["stdio", board, &model.url()]).await;
     peer::check(&answer, &script);
+    peer::check_progress(&answer);
 }

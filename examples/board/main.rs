@@ -55,19 +55,47 @@ struct Cli {
     model: String,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "ladoga=debug".into()),
-        )
+/// Logs on stderr (`RUST_LOG`, `ladoga=debug` by default), and sends each request's progress
+/// and its orchestrator's readable lines to the MCP caller that asked for them: on the
+/// request's own HTTP stream (neva's layer), or on stdout among the other messages over stdio.
+fn log(stdio: bool) {
+    use neva::types::notification;
+    use tracing_subscriber::prelude::*;
+    use tracing_subscriber::{EnvFilter, filter::filter_fn};
+
+    let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
         .without_time()
+        .with_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "ladoga=debug".into()));
+    // Every span, so the layer finds the request an event belongs to; of the events, progress
+    // and the orchestrators' readable lines only.
+    let for_caller = || {
+        filter_fn(|event| {
+            event.is_span()
+                || event.target() == "progress"
+                || (event.target() == "ladoga" && *event.level() <= tracing::Level::INFO)
+        })
+    };
+    let http = (!stdio).then(|| notification::fmt::layer().with_filter(for_caller()));
+    let stdout = stdio.then(|| {
+        tracing_subscriber::fmt::layer()
+            .event_format(notification::NotificationFormatter)
+            .with_writer(std::io::stdout)
+            .with_filter(for_caller())
+    });
+    tracing_subscriber::registry()
+        .with(stderr)
+        .with(http)
+        .with(stdout)
         .init();
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    log(cli.stdio);
 
     let client = match svir::Client::openai(&cli.model_url).build() {
         Ok(client) => client,

@@ -64,6 +64,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
     // needs the model to be a `CompletionModel` is spanned on the type, the one that needs a
     // brief on the return type.
     let erase = quote_spanned! { model.span() => #private::model::<#model> };
+    let resolve = quote_spanned! { model.span() => #private::resolve::<#model> };
     let output = &signature.output;
     let brief = quote_spanned! { output.span() => #private::brief(#name(#(#names),*).await) };
 
@@ -77,12 +78,15 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
         #[#private::tool(#descr #(#neva,)*)]
         #vis async fn #name(
             __ladoga_ctx: #private::Context,
-            __ladoga_model: #private::Dc<#model>,
+            __ladoga_meta: #private::Meta<#private::RequestParamsMeta>,
             #(#params),*
         ) -> ::core::result::Result<::std::string::String, #private::Error> {
             #inner
+            let __ladoga_model = #resolve(&__ladoga_ctx)?;
             let __ladoga_brief = #brief;
-            let __ladoga_orchestrator = #private::Orchestrator::new() #settings;
+            let __ladoga_orchestrator = #private::Orchestrator::new()
+                #settings
+                .progress(__ladoga_meta.0.progress_token);
             let __ladoga_model = #erase(&*__ladoga_model);
             #private::answer(&__ladoga_orchestrator, &__ladoga_ctx, __ladoga_model, __ladoga_brief).await
         }

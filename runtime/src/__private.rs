@@ -5,9 +5,9 @@
 //! types, so a type that does not fit is one error at the right place rather than a cascade.
 
 pub use neva::Context;
-pub use neva::di::Dc;
 pub use neva::error::Error;
 pub use neva::tool;
+pub use neva::types::{Meta, RequestParamsMeta};
 
 use std::future::Future;
 use std::num::{NonZeroU64, NonZeroUsize};
@@ -33,6 +33,21 @@ pub const fn tokens(value: u64) -> NonZeroU64 {
         Some(value) => value,
         None => panic!("#[orchestrator] checks budgets at compile time"),
     }
+}
+
+/// The model of type `M` the server registered (`App::add_singleton`), from neva's DI
+/// container; a clear tool error when there is none.
+pub fn resolve<M: Send + Sync + 'static>(ctx: &Context) -> Result<std::sync::Arc<M>, Error> {
+    ctx.resolve_shared::<M>().map_err(|_| {
+        Error::new(
+            neva::error::ErrorCode::InternalError,
+            format!(
+                "this tool's model, `{}`, is not registered with the server: add it with \
+                 `App::add_singleton`",
+                std::any::type_name::<M>()
+            ),
+        )
+    })
 }
 
 /// A pattern the macro has already checked.

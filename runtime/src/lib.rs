@@ -49,6 +49,7 @@ mod orchestration;
 mod orchestrator;
 mod outcome;
 mod partial;
+mod progress;
 mod repeats;
 mod result_limit;
 mod selection;

@@ -2,6 +2,10 @@
 
 use svir::{Completion, Request, ToolCall, ToolChoice, ToolResult, Toolbox};
 
+use futures_util::future::join_all;
+use neva::types::ProgressToken;
+
+use crate::progress::Progress;
 use crate::repeats::{self, Repeat, Repeats};
 use crate::{CompletionModel, IntoBrief, Limits, OnLimit, Outcome, RunError, Stop, TokenUsage};
 use crate::{partial, result_limit};
@@ -41,6 +45,7 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     tools: &'a T,
     system: Option<String>,
     limits: Limits,
+    progress: Option<ProgressToken>,
 }
 
 /// Where a run is: what it has sent, used and seen so far.
@@ -49,6 +54,7 @@ struct Run {
     turns: usize,
     usage: TokenUsage,
     repeats: Repeats,
+    progress: Progress,
     /// The last text the model wrote beside its calls, for a partial result.
     last_text: String,
     /// Every call made and its result, for a partial result.
@@ -75,6 +81,7 @@ where
             tools,
             system: None,
             limits: Limits::new(),
+            progress: None,
         }
     }
 
@@ -90,6 +97,16 @@ where
         self
     }
 
+    /// Reports progress to `token`, the one the MCP caller's request carries, if any: a
+    /// `notifications/progress` per turn and per tool call, out of the turn bound. Whether or
+    /// not there is a token, each step is also an `info` event a person can read
+    /// (`turn 2/8: add_task, list_tasks`), which neva sends as a log notification to a caller
+    /// that asked for them.
+    pub fn progress(mut self, token: Option<ProgressToken>) -> Self {
+        self.progress = token;
+        self
+    }
+
     /// Runs the loop from `brief` until the model answers or a bound is reached.
     pub async fn run(self, brief: impl IntoBrief) -> Result<Outcome, RunError> {
         let mut run = Run {
@@ -97,6 +114,7 @@ where
             turns: 0,
             usage: TokenUsage::default(),
             repeats: Repeats::default(),
+            progress: Progress::new(self.progress.clone(), self.limits.turns.get()),
             last_text: String::new(),
             done: Vec::new(),
             stuck_on: None,
@@ -127,15 +145,10 @@ where
             let done = self.ask(&run.request, &mut run.usage).await?;
             run.turns += 1;
             if done.calls.is_empty() {
+                run.progress.answered(run.turns);
                 return Ok(Ended::Answered(done));
             }
-            tracing::info!(
-                target: "ladoga",
-                turn = run.turns,
-                bound,
-                calls = %names(&done.calls),
-                "the model called tools"
-            );
+            run.progress.turn(run.turns, &done.calls);
             let Some(results) = self.call(&done.calls, run).await else {
                 return Ok(Ended::Limit(Stop::Stuck));
             };
@@ -181,7 +194,14 @@ where
             .filter(|call| refused.iter().all(|refusal| refusal.call_id != call.id))
             .cloned()
             .collect();
-        let mut ran = self.tools.call_all(&to_run).await.into_iter();
+        // Each call on its own, all at once, so each reports when it is answered.
+        let (progress, turn) = (&run.progress, run.turns);
+        let ran = join_all(to_run.iter().map(|call| async move {
+            let result = self.tools.call(call).await;
+            progress.call_answered(turn, calls.len(), call, result.is_error);
+            result
+        }));
+        let mut ran = ran.await.into_iter();
         let results = calls
             .iter()
             .map(|call| {
@@ -260,7 +280,7 @@ where
 }
 
 fn finished(done: Completion, turns: usize, usage: TokenUsage, stop: Stop) -> Outcome {
-    tracing::info!(target: "ladoga", turns, ?stop, "the model answered");
+    tracing::debug!(target: "ladoga", turns, ?stop, "the model answered");
     tracing::debug!(target: "ladoga", answer = %done.text, "the answer");
     Outcome {
         text: done.text,
@@ -270,15 +290,6 @@ fn finished(done: Completion, turns: usize, usage: TokenUsage, stop: Stop) -> Ou
         finish: done.finish,
         partial: false,
     }
-}
-
-/// The names of a turn's calls, for the log: `add_task, list_tasks`.
-fn names(calls: &[ToolCall]) -> String {
-    calls
-        .iter()
-        .map(|call| call.name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Each call with its arguments and result, at `debug`: they may hold the user's data.

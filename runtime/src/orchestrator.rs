@@ -5,6 +5,7 @@ use std::num::NonZeroUsize;
 use neva::Context;
 use neva::error::{Error, ErrorCode};
 use neva::svir::LocalTools;
+use neva::types::ProgressToken;
 
 use crate::{CompletionModel, IntoBrief, Limits, Orchestration, Outcome, RunError, ToolSelection};
 
@@ -38,6 +39,7 @@ pub struct Orchestrator {
     recurse: bool,
     selection: ToolSelection,
     limits: Limits,
+    progress: Option<ProgressToken>,
 }
 
 impl Default for Orchestrator {
@@ -55,6 +57,7 @@ impl Orchestrator {
             recurse: false,
             selection: ToolSelection::all(),
             limits: Limits::new(),
+            progress: None,
         }
     }
 
@@ -80,6 +83,13 @@ impl Orchestrator {
     /// The bounds of each run and the policy at them.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Reports progress to the MCP caller's progress token, if its request carried one: see
+    /// [`Orchestration::progress`].
+    pub fn progress(mut self, token: Option<ProgressToken>) -> Self {
+        self.progress = token;
         self
     }
 
@@ -117,7 +127,9 @@ impl Orchestrator {
         M: CompletionModel + ?Sized,
     {
         let tools = self.toolbox(ctx).await?;
-        let mut run = Orchestration::new(model, &tools).limits(self.limits.clone());
+        let mut run = Orchestration::new(model, &tools)
+            .limits(self.limits.clone())
+            .progress(self.progress.clone());
         if let Some(system) = &self.system {
             run = run.system(system.clone());
         }

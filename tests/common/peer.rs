@@ -47,3 +47,22 @@ pub fn check(answer: &Value, script: &ScriptedModel) {
     assert_eq!(requests.len(), 2);
     assert_eq!(requests[1].tool_results()[0].1, "Added task 1: Tag v1.0");
 }
+
+/// The peer got a progress notification per turn and per tool call, out of the turn bound (8),
+/// and the readable line of each as a log message.
+pub fn check_progress(answer: &Value) {
+    assert_eq!(
+        answer["progress"],
+        json!([[0.5, 8.0], [1.0, 8.0], [2.0, 8.0]]),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["logs"],
+        json!([
+            "turn 1/8: add_task",
+            "turn 1/8: add_task answered",
+            "turn 2/8: answered"
+        ]),
+        "{answer}"
+    );
+}

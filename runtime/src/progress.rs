@@ -1,0 +1,70 @@
+//! MCP progress for a run: a notification per turn and per tool call, and a line a person can
+//! read beside each.
+//!
+//! neva turns `tracing` events of target `progress` into `notifications/progress` on the
+//! request's own stream, and other events into `notifications/message` for a client that asked
+//! for log messages; the server installs its layer (`neva::types::notification::fmt::layer`).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use neva::types::ProgressToken;
+use svir::ToolCall;
+
+/// Where a run reports its progress, if its caller asked for it.
+#[derive(Debug)]
+pub(crate) struct Progress {
+    token: Option<ProgressToken>,
+    total: usize,
+    /// Calls of the current turn answered so far.
+    answered: AtomicUsize,
+}
+
+impl Progress {
+    /// Reports to `token` (none: nothing but the log lines), out of `total` turns.
+    pub(crate) fn new(token: Option<ProgressToken>, total: usize) -> Self {
+        Self {
+            token,
+            total,
+            answered: AtomicUsize::new(0),
+        }
+    }
+
+    /// The model answered turn `turn` with `calls`: progress `turn - 1` and a step.
+    pub(crate) fn turn(&self, turn: usize, calls: &[ToolCall]) {
+        self.answered.store(0, Ordering::Relaxed);
+        let names: Vec<_> = calls.iter().map(|call| call.name.as_str()).collect();
+        tracing::info!(target: "ladoga", "turn {turn}/{}: {}", self.total, names.join(", "));
+        self.notify(turn - 1, 1, calls.len() + 1);
+    }
+
+    /// One call of turn `turn` (of `calls`) answered; the last one brings progress to `turn`.
+    pub(crate) fn call_answered(&self, turn: usize, calls: usize, call: &ToolCall, error: bool) {
+        let answered = self.answered.fetch_add(1, Ordering::Relaxed) + 1;
+        let how = if error { "failed" } else { "answered" };
+        tracing::info!(target: "ladoga", "turn {turn}/{}: {} {how}", self.total, call.name);
+        self.notify(turn - 1, answered + 1, calls + 1);
+    }
+
+    /// The model answered at turn `turn`: progress `turn`.
+    pub(crate) fn answered(&self, turn: usize) {
+        tracing::info!(target: "ladoga", "turn {turn}/{}: answered", self.total);
+        self.notify(turn, 0, 1);
+    }
+
+    /// Progress `done` turns and `step / steps` of the next.
+    fn notify(&self, done: usize, step: usize, steps: usize) {
+        let Some(token) = &self.token else {
+            return;
+        };
+        let value = done as f64 + step as f64 / steps as f64;
+        let total = self.total as f64;
+        // neva reads the token back from the event: a number as a number, any other token
+        // from its text.
+        match token {
+            ProgressToken::Number(token) => {
+                tracing::info!(target: "progress", token = *token, value, total);
+            }
+            other => tracing::info!(target: "progress", token = %other, value, total),
+        }
+    }
+}
