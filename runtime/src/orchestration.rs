@@ -4,11 +4,12 @@ use svir::{Completion, Request, ToolCall, ToolChoice, ToolResult, Toolbox};
 
 use futures_util::future::join_all;
 use neva::types::ProgressToken;
+use tracing::{Instrument, Span};
 
 use crate::progress::Progress;
 use crate::repeats::{self, Repeat, Repeats};
 use crate::{CompletionModel, IntoBrief, Limits, OnLimit, Outcome, RunError, Stop, TokenUsage};
-use crate::{partial, result_limit};
+use crate::{partial, result_limit, telemetry};
 
 /// One run of the loop over any [`Toolbox`] and any [`CompletionModel`], without the macro.
 ///
@@ -108,7 +109,20 @@ where
     }
 
     /// Runs the loop from `brief` until the model answers or a bound is reached.
+    ///
+    /// The run is a `tracing` span named `invoke_agent`, each model request a `chat` span and
+    /// each tool call an `execute_tool` span, with the OpenTelemetry GenAI attributes
+    /// (`gen_ai.request.model`, `gen_ai.usage.input_tokens`, `gen_ai.tool.name`, …).
     pub async fn run(self, brief: impl IntoBrief) -> Result<Outcome, RunError> {
+        let span = telemetry::run(self.model.name());
+        let outcome = self.run_loop(brief).instrument(span.clone()).await;
+        if let Ok(outcome) = &outcome {
+            telemetry::ran(&span, outcome);
+        }
+        outcome
+    }
+
+    async fn run_loop(self, brief: impl IntoBrief) -> Result<Outcome, RunError> {
         let mut run = Run {
             request: self.opening(brief)?,
             turns: 0,
@@ -196,10 +210,17 @@ where
             .collect();
         // Each call on its own, all at once, so each reports when it is answered.
         let (progress, turn) = (&run.progress, run.turns);
-        let ran = join_all(to_run.iter().map(|call| async move {
-            let result = self.tools.call(call).await;
-            progress.call_answered(turn, calls.len(), call, result.is_error);
-            result
+        let ran = join_all(to_run.iter().map(|call| {
+            let span = telemetry::tool(call);
+            async move {
+                let result = self.tools.call(call).await;
+                if result.is_error {
+                    telemetry::tool_failed(&Span::current());
+                }
+                progress.call_answered(turn, calls.len(), call, result.is_error);
+                result
+            }
+            .instrument(span)
         }));
         let mut ran = ran.await.into_iter();
         let results = calls
@@ -270,10 +291,13 @@ where
 
     /// One model answer, its usage counted.
     async fn ask(&self, request: &Request, usage: &mut TokenUsage) -> Result<Completion, RunError> {
-        let done = self.model.complete(request).await.map_err(|error| {
-            tracing::warn!(target: "ladoga", ?error, "the model request failed");
+        let span = telemetry::chat(self.model.name());
+        let done = self.model.complete(request).instrument(span.clone()).await;
+        let done = done.map_err(|error| {
+            tracing::warn!(target: "ladoga", parent: &span, ?error, "the model request failed");
             RunError::Model(error)
         })?;
+        telemetry::answered(&span, &done);
         usage.add(done.usage);
         Ok(done)
     }
