@@ -37,11 +37,13 @@ async fn wait() -> String {
 }
 
 static LINGERS: AtomicUsize = AtomicUsize::new(0);
+static LINGERED: AtomicUsize = AtomicUsize::new(0);
 
-#[tool(descr = "Lingers a while")]
+#[tool(descr = "Lingers a second")]
 async fn linger() -> String {
     LINGERS.fetch_add(1, Ordering::SeqCst);
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    LINGERED.fetch_add(1, Ordering::SeqCst);
     "lingered".to_owned()
 }
 
@@ -304,7 +306,7 @@ async fn a_stream_that_stalls_after_its_first_event_is_a_tool_error_and_its_call
 }
 
 #[tokio::test]
-async fn when_the_caller_drops_its_connection_the_run_stops_making_requests_and_calls() {
+async fn when_the_caller_drops_its_connection_the_run_and_its_running_call_stop() {
     let script = ScriptedModel::from_fn(|_| Reply::call("linger", json!({})));
     let (server, _model) = start(&script).await;
     // A real MCP client in its own process, killed mid-run: its connection drops with no
@@ -317,8 +319,9 @@ async fn when_the_caller_drops_its_connection_the_run_stops_making_requests_and_
         .kill_on_drop(true)
         .spawn()
         .expect("the ask binary starts");
+    // Killed while the second call of `linger` is running.
     let started = Instant::now();
-    while script.requests().len() < 2 {
+    while LINGERS.load(Ordering::SeqCst) < 2 {
         assert!(
             started.elapsed() < Duration::from_secs(30),
             "the run started"
@@ -326,10 +329,15 @@ async fn when_the_caller_drops_its_connection_the_run_stops_making_requests_and_
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     caller.kill().await.expect("the caller is killed");
-
-    tokio::time::sleep(Duration::from_millis(500)).await;
     let (requests, lingers) = (script.requests().len(), LINGERS.load(Ordering::SeqCst));
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(LINGERED.load(Ordering::SeqCst), 1, "the first call ended");
+
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(
+        LINGERED.load(Ordering::SeqCst),
+        1,
+        "the call running when the caller went away was dropped"
+    );
     assert_eq!(
         script.requests().len(),
         requests,
