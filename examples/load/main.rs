@@ -2,10 +2,12 @@
 //! model behind real HTTP; prints the latencies, the errors and the board's resident memory.
 //!
 //! ```text
-//! load [--sessions 200] [--seconds 60] [--turns 3] [--calls 3] [--board PATH]
+//! load [--sessions 200] [--seconds 60] [--warmup 10] [--turns 3] [--calls 3] [--board PATH]
 //! ```
 //!
-//! The scripted model answers each orchestration with `--turns` turns of `--calls` calls to
+//! The sessions call for `--warmup` seconds first (connections, buffers and the allocator's
+//! arenas settling), then for `--seconds`, the measured part: its latencies, its throughput and
+//! the board's memory. Every call of both parts must be answered correctly. The scripted model answers each orchestration with `--turns` turns of `--calls` calls to
 //! `list_tasks` each, then with a text naming the results it was sent and the brief. Every
 //! answer is checked against what its caller asked. It fails (exit code 1) on any error, any
 //! wrong answer, or a resident memory in the last 10 seconds more than 10 % above the first 10.
@@ -18,7 +20,7 @@ mod sessions;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use ladoga::testing::{Reply, ScriptedModel, SeenRequest};
@@ -34,9 +36,12 @@ struct Cli {
     /// Concurrent MCP sessions, each with its own client.
     #[arg(long, default_value_t = 200)]
     sessions: usize,
-    /// How long the sessions keep calling.
+    /// How long the measured part lasts.
     #[arg(long, default_value_t = 60)]
     seconds: u64,
+    /// How long the sessions call before the measured part starts.
+    #[arg(long, default_value_t = 10)]
+    warmup: u64,
     /// Turns of tool calls the scripted model makes before it answers.
     #[arg(long, default_value_t = 3)]
     turns: usize,
@@ -90,18 +95,39 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
     let expected = turns * calls;
     let duration = Duration::from_secs(cli.seconds);
     println!(
-        "load: {} sessions for {} s against board (pid {pid}); each call {turns} turns x {calls} calls",
-        cli.sessions, cli.seconds
+        "load: {} sessions for {} s after {} s of warm-up against board (pid {pid}); each call {turns} turns x {calls} calls",
+        cli.sessions, cli.seconds, cli.warmup
     );
+    let measured = Instant::now() + Duration::from_secs(cli.warmup);
+    let running = tokio::spawn(sessions::run(
+        addr,
+        cli.sessions,
+        measured + duration,
+        expected,
+    ));
+    tokio::time::sleep_until(measured.into()).await;
     let sampler = Sampler::start(pid, Duration::from_secs(1));
-    let outcome = sessions::run(addr, cli.sessions, duration, expected).await;
+    let outcome = running.await?;
     let memory = sampler.stop().await;
     board.kill().await?;
 
-    let latencies = Latencies::new(outcome.latencies);
+    let warmup_calls = outcome
+        .latencies
+        .iter()
+        .filter(|(started, _)| *started < measured)
+        .count();
+    let latencies = Latencies::new(
+        outcome
+            .latencies
+            .into_iter()
+            .filter(|(started, _)| *started >= measured)
+            .map(|(_, took)| took)
+            .collect(),
+    );
+    println!("warm-up: {warmup_calls} calls answered correctly");
     let seconds = duration.as_secs_f64();
     println!(
-        "calls answered correctly: {}, wrong answers: {}, errors: {}",
+        "measured: {} calls answered correctly; whole run: {} wrong answers, {} errors",
         latencies.count(),
         outcome.wrong,
         outcome.errors.len()
@@ -130,6 +156,16 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
         last / 1024.0,
         growth * 100.0,
         memory.peak_kib() / 1024.0
+    );
+
+    let windows: Vec<String> = memory
+        .window_means_kib(window)
+        .iter()
+        .map(|kib| format!("{:.1}", kib / 1024.0))
+        .collect();
+    println!(
+        "board resident memory by 10 s window (MiB): {}",
+        windows.join(", ")
     );
 
     let mut ok = true;

@@ -59,6 +59,27 @@ impl Samples {
         mean(self.0.iter().filter(|(at, _)| *at + window >= end))
     }
 
+    /// The mean of each successive `window`, from the first sample on.
+    pub fn window_means_kib(&self, window: Duration) -> Vec<f64> {
+        let Some(&(start, _)) = self.0.first() else {
+            return Vec::new();
+        };
+        let mut means: Vec<(f64, usize)> = Vec::new();
+        for &(at, kib) in &self.0 {
+            let index = ((at - start).as_secs_f64() / window.as_secs_f64()) as usize;
+            if means.len() <= index {
+                means.resize(index + 1, (0.0, 0));
+            }
+            means[index].0 += kib;
+            means[index].1 += 1;
+        }
+        means
+            .into_iter()
+            .filter(|&(_, count)| count > 0)
+            .map(|(sum, count)| sum / count as f64)
+            .collect()
+    }
+
     /// The largest sample.
     pub fn peak_kib(&self) -> f64 {
         self.0.iter().map(|&(_, kib)| kib).fold(0.0, f64::max)

@@ -7,8 +7,8 @@ use neva::prelude::*;
 
 /// What the sessions saw.
 pub struct Outcome {
-    /// How long each correctly answered call took.
-    pub latencies: Vec<Duration>,
+    /// When each correctly answered call started, and how long it took.
+    pub latencies: Vec<(Instant, Duration)>,
     /// Calls answered, but not with the answer their own brief asks for.
     pub wrong: usize,
     /// Calls (or connections) that failed, with why.
@@ -20,15 +20,9 @@ pub fn answer(results: usize, brief: &str) -> String {
     format!("{results} results for: {brief}")
 }
 
-/// Runs `sessions` concurrent sessions against `addr` for `duration`; each answer must carry
+/// Runs `sessions` concurrent sessions against `addr` until `deadline`; each answer must carry
 /// `expected` tool results and its caller's own focus.
-pub async fn run(
-    addr: SocketAddr,
-    sessions: usize,
-    duration: Duration,
-    expected: usize,
-) -> Outcome {
-    let deadline = Instant::now() + duration;
+pub async fn run(addr: SocketAddr, sessions: usize, deadline: Instant, expected: usize) -> Outcome {
     let tasks: Vec<_> = (0..sessions)
         .map(|session| tokio::spawn(session_loop(addr, session, deadline, expected)))
         .collect();
@@ -92,7 +86,7 @@ async fn session_loop(
                     .filter_map(|content| content.as_text().map(|text| text.text.as_str()))
                     .collect::<String>();
                 if text.starts_with(&answer(expected, "")) && text.contains(&focus) {
-                    outcome.latencies.push(started.elapsed());
+                    outcome.latencies.push((started, started.elapsed()));
                 } else {
                     outcome.wrong += 1;
                 }
