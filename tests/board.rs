@@ -48,7 +48,8 @@ async fn plan_week_is_listed_with_a_schema_made_from_its_parameters() {
             "clear_board",
             "complete_task",
             "list_tasks",
-            "plan_week"
+            "plan_week",
+            "review"
         ]
     );
     let plan_week = tools.iter().find(|tool| tool.name == "plan_week").unwrap();
@@ -96,7 +97,7 @@ async fn plan_week_runs_the_model_over_the_boards_tools() {
     offered.sort_unstable();
     assert_eq!(
         offered,
-        ["add_task", "complete_task", "list_tasks"],
+        ["add_task", "complete_task", "list_tasks", "review"],
         "neither plan_week itself nor the admin-only clear_board is offered"
     );
 

@@ -4,6 +4,8 @@ use std::sync::Mutex;
 
 use ladoga::orchestrator;
 use neva::{di::Dc, prelude::*};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// The tasks, shared by every tool through neva's DI.
 #[derive(Default)]
@@ -80,4 +82,23 @@ async fn clear_board(board: Dc<Board>) -> String {
 )]
 async fn plan_week(focus: String) -> String {
     format!("Plan my week around {focus}. Add the tasks to my board.")
+}
+
+/// A review of the board: what it adds up to, and what is still to do.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Review {
+    /// What the board adds up to, in a sentence or two.
+    pub summary: String,
+    /// The titles of the tasks not done yet.
+    pub open_tasks: Vec<String>,
+}
+
+/// Reviews the task board around a focus: a summary and the open tasks, as structured data.
+#[orchestrator(
+    system = "You review the user's task board with the tools you have.",
+    output = Review,
+    turns = 4
+)]
+async fn review(focus: String) -> String {
+    format!("Review my board with {focus} in mind: summarize it and list the open tasks.")
 }

@@ -14,7 +14,7 @@ use crate::duration;
 use crate::errors::Errors;
 
 /// Every argument `#[orchestrator]` takes.
-const KNOWN: [&str; 20] = [
+const KNOWN: [&str; 22] = [
     "descr",
     "title",
     "system",
@@ -28,6 +28,8 @@ const KNOWN: [&str; 20] = [
     "budget",
     "repeat",
     "max_result",
+    "output",
+    "retries",
     "model",
     "roles",
     "permissions",
@@ -58,6 +60,8 @@ pub(crate) struct Args {
     pub(crate) budget: Option<Bound>,
     pub(crate) repeat: Option<Bound>,
     pub(crate) max_result: Option<Bound>,
+    pub(crate) output: Option<Type>,
+    pub(crate) retries: Option<LitInt>,
     pub(crate) model: Option<Type>,
     /// Arguments handed to neva's `#[tool]` as they were written: `title`, `roles`, ...
     pub(crate) neva: Vec<TokenStream>,
@@ -101,7 +105,7 @@ impl Parse for Raw {
         let value = if input.peek(Token![=]) {
             input.parse::<Token![=]>()?;
             // A type such as `Dc<T>` does not parse as an expression.
-            Some(if name == "model" {
+            Some(if name == "model" || name == "output" {
                 Value::Type(input.parse()?)
             } else {
                 Value::Expr(input.parse()?)
@@ -145,6 +149,12 @@ impl Args {
                 args.take(&name, arg, errors);
             }
         }
+        if let (Some(retries), None) = (&args.retries, &args.output) {
+            errors.at(
+                retries,
+                "`retries` applies to a typed answer: add `output = T` as well",
+            );
+        }
         args
     }
 
@@ -171,7 +181,11 @@ impl Args {
         let value = match value {
             Some(Value::Expr(expr)) => expr,
             Some(Value::Type(ty)) => {
-                self.model = Some(ty);
+                if name == "output" {
+                    self.output = Some(ty);
+                } else {
+                    self.model = Some(ty);
+                }
                 return;
             }
             None => {
@@ -191,6 +205,7 @@ impl Args {
             "budget" => self.budget = bound(&value, name, errors),
             "repeat" => self.repeat = repeat(&value, errors),
             "max_result" => self.max_result = bound(&value, name, errors),
+            "retries" => self.retries = count(&value, errors),
             "title" | "annotations" | "task_support" => {
                 if string(&value, name, errors).is_some() {
                     self.neva.push(quote! { #ident = #value });
@@ -226,6 +241,8 @@ fn example(name: &str) -> &'static str {
         "repeat" => "`repeat = 3`",
         "max_result" => "`max_result = 20000`",
         "model" => "`model = MyModel`",
+        "output" => "`output = Review`",
+        "retries" => "`retries = 1`",
         "roles" => "`roles = [\"admin\"]`",
         "permissions" => "`permissions = [\"board:write\"]`",
         "scopes" => "`scopes = [\"board\"]`",
@@ -291,6 +308,22 @@ fn timeout(value: &Expr, errors: &mut Errors) -> Option<Timeout> {
         }),
         Err(why) => {
             errors.at(&text, format!("`timeout`: {why}"));
+            None
+        }
+    }
+}
+
+/// `retries = N`: any whole number, zero included.
+fn count(value: &Expr, errors: &mut Errors) -> Option<LitInt> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) if int_value(int).is_some() => Some(int.clone()),
+        _ => {
+            errors.at(
+                value,
+                format!("expected a whole number: {}", example("retries")),
+            );
             None
         }
     }

@@ -73,6 +73,34 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
     inner.attrs.retain(|attr| !attr.path().is_ident("doc"));
     inner.vis = syn::Visibility::Inherited;
 
+    let run = quote! {
+        let __ladoga_model = #resolve(&__ladoga_ctx)?;
+        let __ladoga_brief = #brief;
+        let __ladoga_orchestrator = #private::Orchestrator::new()
+            #settings
+            .progress(__ladoga_meta.0.progress_token);
+        let __ladoga_model = #erase(&*__ladoga_model);
+    };
+    // A typed orchestrator returns `Typed<T>`, whose schema neva publishes as `outputSchema`.
+    let (returns, body) = match &args.output {
+        None => (
+            quote! { ::core::result::Result<::std::string::String, #private::Error> },
+            quote! {
+                #run
+                #private::answer(&__ladoga_orchestrator, &__ladoga_ctx, __ladoga_model, __ladoga_brief).await
+            },
+        ),
+        Some(output) => (
+            quote! { #private::Typed<#output> },
+            quote! {
+                #private::Typed(async move {
+                    #run
+                    #private::answer_as::<#output>(&__ladoga_orchestrator, &__ladoga_ctx, __ladoga_model, __ladoga_brief).await
+                }.await)
+            },
+        ),
+    };
+
     quote! {
         #(#attrs)*
         #[#private::tool(#descr #(#neva,)*)]
@@ -80,15 +108,9 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
             __ladoga_ctx: #private::Context,
             __ladoga_meta: #private::Meta<#private::RequestParamsMeta>,
             #(#params),*
-        ) -> ::core::result::Result<::std::string::String, #private::Error> {
+        ) -> #returns {
             #inner
-            let __ladoga_model = #resolve(&__ladoga_ctx)?;
-            let __ladoga_brief = #brief;
-            let __ladoga_orchestrator = #private::Orchestrator::new()
-                #settings
-                .progress(__ladoga_meta.0.progress_token);
-            let __ladoga_model = #erase(&*__ladoga_model);
-            #private::answer(&__ladoga_orchestrator, &__ladoga_ctx, __ladoga_model, __ladoga_brief).await
+            #body
         }
     }
 }
@@ -151,6 +173,9 @@ fn limits(args: &Args) -> Vec<TokenStream> {
     }
     if let Some(policy) = &args.on_limit {
         calls.push(quote! { .on_limit(#private::OnLimit::#policy) });
+    }
+    if let Some(retries) = &args.retries {
+        calls.push(quote_spanned! { retries.span() => .retries(#retries) });
     }
     calls
 }

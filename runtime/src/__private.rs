@@ -13,6 +13,10 @@ use std::future::Future;
 use std::num::{NonZeroU64, NonZeroUsize};
 use std::pin::Pin;
 
+use neva::types::CallToolResponse;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use svir::{Completion, Request};
 
 use crate::{CompletionModel, IntoBrief, ToolPattern};
@@ -73,6 +77,44 @@ pub async fn answer(
     brief: Result<Request, String>,
 ) -> Result<String, Error> {
     orchestrator.answer(ctx, model, brief).await
+}
+
+/// The typed answer of an orchestrator with `output = T`, as a tool answers: `T` as
+/// `structuredContent` (and as JSON text), or a tool error. Its schema is `T`'s, which neva's
+/// `#[tool]` publishes as the tool's `outputSchema`.
+pub struct Typed<T>(pub Result<T, Error>);
+
+impl<T: JsonSchema> JsonSchema for Typed<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::json_schema(generator)
+    }
+}
+
+impl<T: Serialize> From<Typed<T>> for CallToolResponse {
+    fn from(typed: Typed<T>) -> Self {
+        match typed.0 {
+            Ok(value) => CallToolResponse::json(value),
+            Err(error) => CallToolResponse::from(error),
+        }
+    }
+}
+
+/// Runs the orchestrator for a typed answer, as the generated handler does.
+pub async fn answer_as<T: DeserializeOwned + JsonSchema>(
+    orchestrator: &Orchestrator,
+    ctx: &Context,
+    model: &dyn DynModel,
+    brief: Result<Request, String>,
+) -> Result<T, Error> {
+    orchestrator
+        .run_as(ctx, model, brief)
+        .await
+        .map(|(value, _)| value)
+        .map_err(|error| Error::new(neva::error::ErrorCode::InternalError, error.to_string()))
 }
 
 /// A [`CompletionModel`] behind a pointer: one boxed future per model request, which is

@@ -47,4 +47,15 @@ pub enum RunError {
         /// The tool it kept calling.
         tool: String,
     },
+    /// The final answer of a typed run did not parse as its output type, after `requests`
+    /// requests asking for it as JSON.
+    #[error(
+        "the model's answer did not match the output type after {requests} requests for JSON: {error}"
+    )]
+    Output {
+        /// The requests made for a JSON answer after the first answer.
+        requests: usize,
+        /// Why the last answer did not parse.
+        error: String,
+    },
 }

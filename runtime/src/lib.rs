@@ -55,6 +55,7 @@ mod result_limit;
 mod selection;
 mod telemetry;
 pub mod testing;
+mod typed;
 
 #[doc(hidden)]
 pub mod __private;
@@ -62,7 +63,7 @@ pub mod __private;
 pub use brief::IntoBrief;
 pub use error::RunError;
 pub use ladoga_macros::orchestrator;
-pub use limits::{DEFAULT_TURNS, Limits};
+pub use limits::{DEFAULT_OUTPUT_RETRIES, DEFAULT_TURNS, Limits};
 pub use model::{CompletionModel, DEFAULT_RETRIES, Model};
 pub use on_limit::OnLimit;
 pub use orchestration::Orchestration;

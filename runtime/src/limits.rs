@@ -9,6 +9,9 @@ use crate::result_limit::DEFAULT_MAX_RESULT;
 /// How many model answers a run takes unless told otherwise.
 pub const DEFAULT_TURNS: NonZeroUsize = NonZeroUsize::new(8).expect("8 is not zero");
 
+/// How many times a typed run tells the model its answer did not parse, unless told otherwise.
+pub const DEFAULT_OUTPUT_RETRIES: usize = 1;
+
 /// The bounds of a run: turns, time, tokens and repeated calls, the policy that applies at any
 /// of them, and how much of a tool result reaches the model.
 ///
@@ -40,6 +43,9 @@ pub struct Limits {
     pub on_limit: OnLimit,
     /// At most this many characters of each tool result reach the model.
     pub max_result: usize,
+    /// How many times an answer that does not parse as a typed run's output type is told back
+    /// to the model ([`Orchestration::run_as`](crate::Orchestration::run_as)).
+    pub retries: usize,
 }
 
 impl Default for Limits {
@@ -59,6 +65,7 @@ impl Limits {
             repeat: None,
             on_limit: OnLimit::default(),
             max_result: DEFAULT_MAX_RESULT,
+            retries: DEFAULT_OUTPUT_RETRIES,
         }
     }
 
@@ -99,6 +106,13 @@ impl Limits {
     /// ends with a note saying so.
     pub fn max_result(mut self, chars: usize) -> Self {
         self.max_result = chars;
+        self
+    }
+
+    /// Tells the model at most `retries` times that its answer did not parse as the output type
+    /// of a typed run, and asks again.
+    pub fn retries(mut self, retries: usize) -> Self {
+        self.retries = retries;
         self
     }
 }

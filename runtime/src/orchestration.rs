@@ -42,18 +42,18 @@ use crate::{partial, result_limit, telemetry};
 /// ```
 #[must_use = "an orchestration does nothing until `run` is awaited"]
 pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
-    model: &'a M,
+    pub(crate) model: &'a M,
     tools: &'a T,
     system: Option<String>,
-    limits: Limits,
+    pub(crate) limits: Limits,
     progress: Option<ProgressToken>,
 }
 
 /// Where a run is: what it has sent, used and seen so far.
-struct Run {
-    request: Request,
-    turns: usize,
-    usage: TokenUsage,
+pub(crate) struct Run {
+    pub(crate) request: Request,
+    pub(crate) turns: usize,
+    pub(crate) usage: TokenUsage,
     repeats: Repeats,
     progress: Progress,
     /// The last text the model wrote beside its calls, for a partial result.
@@ -65,7 +65,7 @@ struct Run {
 }
 
 /// How the turns ended.
-enum Ended {
+pub(crate) enum Ended {
     Answered(Completion),
     Limit(Stop),
 }
@@ -123,6 +123,12 @@ where
     }
 
     async fn run_loop(self, brief: impl IntoBrief) -> Result<Outcome, RunError> {
+        let (ended, run) = self.drive(brief).await?;
+        self.conclude(ended, run).await
+    }
+
+    /// Runs the turns from `brief`, within the time bound, until an answer or a bound.
+    pub(crate) async fn drive(&self, brief: impl IntoBrief) -> Result<(Ended, Run), RunError> {
         let mut run = Run {
             request: self.opening(brief)?,
             turns: 0,
@@ -141,6 +147,11 @@ where
                 .await
                 .unwrap_or(Ok(Ended::Limit(Stop::Deadline)))?,
         };
+        Ok((ended, run))
+    }
+
+    /// The outcome of the turns: the answer, or the policy at the bound.
+    pub(crate) async fn conclude(&self, ended: Ended, run: Run) -> Result<Outcome, RunError> {
         match ended {
             Ended::Answered(done) => Ok(finished(done, run.turns, run.usage, Stop::Answered)),
             Ended::Limit(stop) => self.at_limit(stop, run).await,
@@ -290,7 +301,11 @@ where
     }
 
     /// One model answer, its usage counted.
-    async fn ask(&self, request: &Request, usage: &mut TokenUsage) -> Result<Completion, RunError> {
+    pub(crate) async fn ask(
+        &self,
+        request: &Request,
+        usage: &mut TokenUsage,
+    ) -> Result<Completion, RunError> {
         let span = telemetry::chat(self.model.name());
         let done = self.model.complete(request).instrument(span.clone()).await;
         let done = done.map_err(|error| {
@@ -303,7 +318,7 @@ where
     }
 }
 
-fn finished(done: Completion, turns: usize, usage: TokenUsage, stop: Stop) -> Outcome {
+pub(crate) fn finished(done: Completion, turns: usize, usage: TokenUsage, stop: Stop) -> Outcome {
     tracing::debug!(target: "ladoga", turns, ?stop, "the model answered");
     tracing::debug!(target: "ladoga", answer = %done.text, "the answer");
     Outcome {

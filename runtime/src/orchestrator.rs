@@ -6,6 +6,8 @@ use neva::Context;
 use neva::error::{Error, ErrorCode};
 use neva::svir::LocalTools;
 use neva::types::ProgressToken;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 
 use crate::{CompletionModel, IntoBrief, Limits, Orchestration, Outcome, RunError, ToolSelection};
 
@@ -127,13 +129,41 @@ impl Orchestrator {
         M: CompletionModel + ?Sized,
     {
         let tools = self.toolbox(ctx).await?;
-        let mut run = Orchestration::new(model, &tools)
+        self.orchestration(model, &tools).run(brief).await
+    }
+
+    /// [`Self::run`] for a typed answer: the final answer parsed as `O`, see
+    /// [`Orchestration::run_as`].
+    pub async fn run_as<M, O>(
+        &self,
+        ctx: &Context,
+        model: &M,
+        brief: impl IntoBrief,
+    ) -> Result<(O, Outcome), RunError>
+    where
+        M: CompletionModel + ?Sized,
+        O: DeserializeOwned + JsonSchema,
+    {
+        let tools = self.toolbox(ctx).await?;
+        self.orchestration(model, &tools).run_as(brief).await
+    }
+
+    /// The loop over `tools` with these settings.
+    fn orchestration<'a, M>(
+        &self,
+        model: &'a M,
+        tools: &'a LocalTools,
+    ) -> Orchestration<'a, M, LocalTools>
+    where
+        M: CompletionModel + ?Sized,
+    {
+        let run = Orchestration::new(model, tools)
             .limits(self.limits.clone())
             .progress(self.progress.clone());
-        if let Some(system) = &self.system {
-            run = run.system(system.clone());
+        match &self.system {
+            Some(system) => run.system(system.clone()),
+            None => run,
         }
-        run.run(brief).await
     }
 
     /// [`Self::run`], answered as a tool answers: the final text, or an error the MCP caller is

@@ -38,7 +38,8 @@ pub fn check(answer: &Value, script: &ScriptedModel) {
             "clear_board",
             "complete_task",
             "list_tasks",
-            "plan_week"
+            "plan_week",
+            "review"
         ])
     );
     assert_eq!(answer["is_error"], json!(false), "{answer}");

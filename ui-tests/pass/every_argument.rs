@@ -19,6 +19,12 @@ impl ladoga::CompletionModel for Second {
     }
 }
 
+/// A plan.
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Plan {
+    steps: Vec<String>,
+}
+
 #[orchestrator(
     descr = "Plans the week",
     title = "Week planner",
@@ -33,6 +39,8 @@ impl ladoga::CompletionModel for Second {
     budget = 20000,
     repeat = 3,
     max_result = 8000,
+    output = Plan,
+    retries = 2,
     model = Second,
     roles = ["planner"],
     permissions = ["board:write"],
