@@ -75,6 +75,18 @@ async fn brief_partial(task: String) -> String {
     task
 }
 
+/// Hands the work to `worker`, within 100 tokens, the worker's included.
+#[orchestrator(budget = 100)]
+async fn manager(task: String) -> String {
+    format!("M: {task}")
+}
+
+/// Does the work.
+#[orchestrator]
+async fn worker(task: String) -> String {
+    format!("W: {task}")
+}
+
 async fn start(script: &ScriptedModel) -> (Server, ladoga::testing::ScriptedServer) {
     let model = script.serve().await.expect("serves");
     let server = Server::start(App::new().add_singleton(model.model())).await;
@@ -225,6 +237,36 @@ async fn at_the_turn_bound_the_partial_policy_keeps_the_text_and_every_result() 
         text(&result),
         "[partial: the run stopped at its turns bound]\n\nTwo of three done.\n\n\
          Tool results so far:\n- note: noted one\n- note: noted two"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_nested_run_counts_its_tokens_into_its_callers_budget() {
+    let script = ScriptedModel::from_fn(|request| {
+        let brief = request.first_user_text().unwrap_or_default();
+        if brief.starts_with("W:") {
+            return Reply::text("worked").with_usage(100, 50);
+        }
+        if request.tool_results().is_empty() {
+            Reply::call("worker", json!({"task": "the work"}))
+        } else {
+            Reply::text("managed")
+        }
+    });
+    let (server, _model) = start(&script).await;
+
+    let result = call(&server, "manager").await;
+    assert!(result.is_error, "{result:?}");
+    assert_eq!(
+        text(&result),
+        "the run used 165 tokens, and the budget of this tool is 100",
+        "15 of the manager's own and 150 of the worker's"
+    );
+    assert_eq!(
+        script.requests().len(),
+        2,
+        "the manager's first, the worker's"
     );
     server.stop().await;
 }

@@ -53,6 +53,7 @@ mod progress;
 mod repeats;
 mod result_limit;
 mod selection;
+mod shared_usage;
 mod telemetry;
 pub mod testing;
 mod typed;

@@ -35,7 +35,8 @@ pub struct Limits {
     pub turns: NonZeroUsize,
     /// The whole run, model requests and tool calls, within this time.
     pub timeout: Option<Duration>,
-    /// At most this many tokens (input and output, every turn), checked before each request.
+    /// At most this many tokens (input and output, every turn, the runs of orchestrators it
+    /// calls in-process included), checked before each request.
     pub budget: Option<NonZeroU64>,
     /// The same tool with the same arguments this many times in a run is a stuck model.
     pub repeat: Option<NonZeroUsize>,

@@ -6,8 +6,11 @@ use futures_util::future::join_all;
 use neva::types::ProgressToken;
 use tracing::{Instrument, Span};
 
+use std::sync::Arc;
+
 use crate::progress::Progress;
 use crate::repeats::{self, Repeat, Repeats};
+use crate::shared_usage::SharedUsage;
 use crate::{CompletionModel, IntoBrief, Limits, OnLimit, Outcome, RunError, Stop, TokenUsage};
 use crate::{partial, result_limit, telemetry};
 
@@ -53,7 +56,8 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
 pub(crate) struct Run {
     pub(crate) request: Request,
     pub(crate) turns: usize,
-    pub(crate) usage: TokenUsage,
+    /// Tokens used, nested runs included.
+    pub(crate) usage: Arc<SharedUsage>,
     repeats: Repeats,
     progress: Progress,
     /// The last text the model wrote beside its calls, for a partial result.
@@ -132,7 +136,7 @@ where
         let mut run = Run {
             request: self.opening(brief)?,
             turns: 0,
-            usage: TokenUsage::default(),
+            usage: SharedUsage::new(),
             repeats: Repeats::default(),
             progress: Progress::new(self.progress.clone(), self.limits.turns.get()),
             last_text: String::new(),
@@ -153,7 +157,7 @@ where
     /// The outcome of the turns: the answer, or the policy at the bound.
     pub(crate) async fn conclude(&self, ended: Ended, run: Run) -> Result<Outcome, RunError> {
         match ended {
-            Ended::Answered(done) => Ok(finished(done, run.turns, run.usage, Stop::Answered)),
+            Ended::Answered(done) => Ok(finished(done, run.turns, run.usage.get(), Stop::Answered)),
             Ended::Limit(stop) => self.at_limit(stop, run).await,
         }
     }
@@ -163,11 +167,11 @@ where
         let bound = self.limits.turns.get();
         while run.turns < bound {
             if let Some(budget) = self.limits.budget
-                && run.usage.total() >= budget.get()
+                && run.usage.get().total() >= budget.get()
             {
                 return Ok(Ended::Limit(Stop::Budget));
             }
-            let done = self.ask(&run.request, &mut run.usage).await?;
+            let done = self.ask(&run.request, &run.usage).await?;
             run.turns += 1;
             if done.calls.is_empty() {
                 run.progress.answered(run.turns);
@@ -233,7 +237,7 @@ where
             }
             .instrument(span)
         }));
-        let mut ran = ran.await.into_iter();
+        let mut ran = run.usage.scope(ran).await.into_iter();
         let results = calls
             .iter()
             .map(|call| {
@@ -259,14 +263,13 @@ where
                 // The tools stay described, so the history of calls still makes sense, but the
                 // model may not call one; a call it makes anyway is never run.
                 let request = run.request.tool_choice(ToolChoice::None);
-                let mut usage = run.usage;
-                let done = self.ask(&request, &mut usage).await?;
-                Ok(finished(done, run.turns + 1, usage, stop))
+                let done = self.ask(&request, &run.usage).await?;
+                Ok(finished(done, run.turns + 1, run.usage.get(), stop))
             }
             OnLimit::Partial => Ok(Outcome {
                 text: partial::text(stop, &run.last_text, &run.done),
                 turns: run.turns,
-                usage: run.usage,
+                usage: run.usage.get(),
                 stop,
                 finish: svir::FinishReason::ToolCalls,
                 partial: true,
@@ -281,7 +284,7 @@ where
             },
             Stop::Budget => RunError::Budget {
                 budget: self.limits.budget.map_or(0, |budget| budget.get()),
-                used: run.usage.total(),
+                used: run.usage.get().total(),
             },
             Stop::Stuck => RunError::Stuck {
                 tool: run.stuck_on.clone().unwrap_or_default(),
@@ -304,7 +307,7 @@ where
     pub(crate) async fn ask(
         &self,
         request: &Request,
-        usage: &mut TokenUsage,
+        usage: &SharedUsage,
     ) -> Result<Completion, RunError> {
         let span = telemetry::chat(self.model.name());
         let done = self.model.complete(request).instrument(span.clone()).await;

@@ -11,7 +11,8 @@ pub struct Outcome {
     pub text: String,
     /// How many requests were sent to the model.
     pub turns: usize,
-    /// The tokens those requests used, summed over the turns the server reported.
+    /// The tokens used, summed over the requests the server reported usage for, those of the
+    /// orchestrators this run called in-process (and theirs) included.
     pub usage: TokenUsage,
     /// Why the loop stopped.
     pub stop: Stop,

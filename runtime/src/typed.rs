@@ -77,7 +77,7 @@ where
         loop {
             let error = match serde_json::from_str(&done.text) {
                 Ok(value) => {
-                    let outcome = finished(done, run.turns, run.usage, Stop::Answered);
+                    let outcome = finished(done, run.turns, run.usage.get(), Stop::Answered);
                     return Ok((value, outcome));
                 }
                 Err(error) if requests > self.limits.retries => {
@@ -107,7 +107,7 @@ where
                 .user(ask)
                 .response_format(schema.clone())
                 .tool_choice(ToolChoice::None);
-            done = self.ask(&run.request, &mut run.usage).await?;
+            done = self.ask(&run.request, &run.usage).await?;
             run.turns += 1;
         }
     }

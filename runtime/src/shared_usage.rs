@@ -1,0 +1,58 @@
+//! Token usage shared with the runs a run is nested in: an orchestrator called in-process by
+//! another counts its tokens into its caller's totals as well (and its caller's caller's), so
+//! a budget covers the nested runs and the caller's usage includes them.
+//!
+//! neva runs an in-process tool call on the caller's own task, so a task-local scope set around
+//! a run's tool calls is what a nested run, started inside them, sees as its caller.
+
+use std::sync::{Arc, Mutex};
+
+use crate::TokenUsage;
+
+tokio::task_local! {
+    /// The usage of the run whose tool calls are running on this task.
+    static CALLER: Arc<SharedUsage>;
+}
+
+/// The tokens a run and every run nested in it used.
+#[derive(Debug, Default)]
+pub(crate) struct SharedUsage {
+    usage: Mutex<TokenUsage>,
+    caller: Option<Arc<SharedUsage>>,
+}
+
+impl SharedUsage {
+    /// The usage of a new run, nested in the run whose tool call this task runs, if any.
+    pub(crate) fn new() -> Arc<Self> {
+        Arc::new(Self {
+            usage: Mutex::default(),
+            caller: CALLER.try_with(Arc::clone).ok(),
+        })
+    }
+
+    /// Adds one answer's usage here and to every caller up the chain.
+    pub(crate) fn add(&self, usage: Option<svir::Usage>) {
+        let mut run = Some(self);
+        while let Some(shared) = run {
+            shared
+                .usage
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .add(usage);
+            run = shared.caller.as_deref();
+        }
+    }
+
+    /// The tokens used so far, nested runs included.
+    pub(crate) fn get(&self) -> TokenUsage {
+        *self
+            .usage
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs `calls` (a run's tool calls) as this run's callees.
+    pub(crate) async fn scope<F: Future>(self: &Arc<Self>, calls: F) -> F::Output {
+        CALLER.scope(Arc::clone(self), calls).await
+    }
+}
