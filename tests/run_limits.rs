@@ -93,6 +93,12 @@ async fn start(script: &ScriptedModel) -> (Server, ladoga::testing::ScriptedServ
     (server, model)
 }
 
+/// The run's report in the result's `_meta`.
+fn report(result: &CallToolResponse) -> serde_json::Value {
+    let meta = result.content[0].as_text().unwrap().meta.clone().unwrap();
+    meta[ladoga::REPORT_KEY].clone()
+}
+
 async fn call(server: &Server, tool: &str) -> CallToolResponse {
     let client = server.client().await;
     client
@@ -138,6 +144,12 @@ async fn the_partial_policy_returns_the_work_done_before_the_deadline() {
     let result = call(&server, "hurried_partial").await;
     assert!(!result.is_error, "{result:?}");
     assert_eq!(
+        report(&result),
+        json!({"stop": "deadline", "turns": 2, "partial": true,
+               "usage": {"input_tokens": 20, "output_tokens": 10}}),
+        "two answers came back, the second one's call was running at the deadline"
+    );
+    assert_eq!(
         text(&result),
         "[partial: the run stopped at its deadline bound]\n\n\
          Tool results so far:\n- note: noted before the deadline"
@@ -153,6 +165,7 @@ async fn the_budget_is_checked_before_each_request() {
 
     let result = call(&server, "thrifty").await;
     assert!(result.is_error, "{result:?}");
+    assert_eq!(report(&result), json!({"stop": "budget"}));
     assert_eq!(
         text(&result),
         "the run used 30 tokens, and the budget of this tool is 30"

@@ -84,7 +84,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
     // A typed orchestrator returns `Typed<T>`, whose schema neva publishes as `outputSchema`.
     let (returns, body) = match &args.output {
         None => (
-            quote! { ::core::result::Result<::std::string::String, #private::Error> },
+            quote! { ::core::result::Result<#private::Report, #private::Error> },
             quote! {
                 #run
                 #private::answer(&__ladoga_orchestrator, &__ladoga_ctx, __ladoga_model, __ladoga_brief).await

@@ -13,13 +13,13 @@ use std::future::Future;
 use std::num::{NonZeroU64, NonZeroUsize};
 use std::pin::Pin;
 
-use neva::types::CallToolResponse;
+use neva::types::{CallToolResponse, Content};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use svir::{Completion, Request};
 
-use crate::{CompletionModel, IntoBrief, ToolPattern};
+use crate::{CompletionModel, IntoBrief, Outcome, RunError, ToolPattern};
 pub use crate::{Limits, Model, OnLimit, Orchestrator, ToolSelection};
 pub use std::time::Duration;
 
@@ -75,14 +75,23 @@ pub async fn answer(
     ctx: &Context,
     model: &dyn DynModel,
     brief: Result<Request, String>,
-) -> Result<String, Error> {
-    orchestrator.answer(ctx, model, brief).await
+) -> Result<Report, Error> {
+    Ok(Report(orchestrator.run(ctx, model, brief).await))
+}
+
+/// A run as a tool answers it: the text with the run's report in its `_meta`, or the error.
+pub struct Report(pub Result<Outcome, RunError>);
+
+impl From<Report> for CallToolResponse {
+    fn from(report: Report) -> Self {
+        crate::report::response(report.0)
+    }
 }
 
 /// The typed answer of an orchestrator with `output = T`, as a tool answers: `T` as
-/// `structuredContent` (and as JSON text), or a tool error. Its schema is `T`'s, which neva's
-/// `#[tool]` publishes as the tool's `outputSchema`.
-pub struct Typed<T>(pub Result<T, Error>);
+/// `structuredContent` (and as JSON text, with the run's report in its `_meta`), or a tool
+/// error. Its schema is `T`'s, which neva's `#[tool]` publishes as the tool's `outputSchema`.
+pub struct Typed<T>(pub Result<(T, Outcome), Error>);
 
 impl<T: JsonSchema> JsonSchema for Typed<T> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
@@ -96,9 +105,18 @@ impl<T: JsonSchema> JsonSchema for Typed<T> {
 
 impl<T: Serialize> From<Typed<T>> for CallToolResponse {
     fn from(typed: Typed<T>) -> Self {
-        match typed.0 {
-            Ok(value) => CallToolResponse::json(value),
-            Err(error) => CallToolResponse::from(error),
+        let (value, outcome) = match typed.0 {
+            Ok(answered) => answered,
+            Err(error) => return CallToolResponse::from(error),
+        };
+        match serde_json::to_value(&value) {
+            Ok(structure) => {
+                let text = Content::text(structure.to_string());
+                let mut response = crate::report::reported(text, Some(outcome.report()), false);
+                response.struct_content = Some(structure);
+                response
+            }
+            Err(error) => CallToolResponse::from(Error::from(error)),
         }
     }
 }
@@ -109,11 +127,10 @@ pub async fn answer_as<T: DeserializeOwned + JsonSchema>(
     ctx: &Context,
     model: &dyn DynModel,
     brief: Result<Request, String>,
-) -> Result<T, Error> {
+) -> Result<(T, Outcome), Error> {
     orchestrator
         .run_as(ctx, model, brief)
         .await
-        .map(|(value, _)| value)
         .map_err(|error| Error::new(neva::error::ErrorCode::InternalError, error.to_string()))
 }
 

@@ -1,0 +1,74 @@
+//! The report of a run that a tool result carries: how it ended, the requests it made and the
+//! tokens it used.
+//!
+//! neva 0.9's tool result has no `_meta` of its own, so the report goes in the `_meta` of the
+//! result's content block, under [`REPORT_KEY`].
+
+use neva::types::{CallToolResponse, Content};
+use serde_json::{Value, json};
+
+use crate::{Outcome, RunError, Stop};
+
+/// The `_meta` key the report is under: `{"stop": "answered", "turns": 2, "partial": false,
+/// "usage": {"input_tokens": 25, "output_tokens": 10}}`. `stop` is one of `answered`, `turns`,
+/// `deadline`, `budget` and `stuck` ([`Stop::name`]).
+pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
+
+impl Outcome {
+    /// The report a tool result carries, as JSON.
+    pub fn report(&self) -> Value {
+        json!({
+            "stop": self.stop.name(),
+            "turns": self.turns,
+            "partial": self.partial,
+            "usage": {
+                "input_tokens": self.usage.input,
+                "output_tokens": self.usage.output,
+            },
+        })
+    }
+}
+
+impl RunError {
+    /// The bound the run stopped at, when that is why it failed.
+    pub fn stop(&self) -> Option<Stop> {
+        match self {
+            Self::TurnLimit { .. } => Some(Stop::TurnLimit),
+            Self::Deadline { .. } => Some(Stop::Deadline),
+            Self::Budget { .. } => Some(Stop::Budget),
+            Self::Stuck { .. } => Some(Stop::Stuck),
+            _ => None,
+        }
+    }
+}
+
+/// A tool result of `content`, with `report` in its first block's `_meta`.
+pub(crate) fn reported(
+    mut content: Content,
+    report: Option<Value>,
+    is_error: bool,
+) -> CallToolResponse {
+    if let (Content::Text(text), Some(report)) = (&mut content, report) {
+        text.meta = Some(json!({ REPORT_KEY: report }));
+    }
+    CallToolResponse {
+        content: vec![content],
+        struct_content: None,
+        is_error,
+    }
+}
+
+/// The tool result of a run: its text and report, or its error, with the bound it stopped at
+/// when that is why.
+pub(crate) fn response(run: Result<Outcome, RunError>) -> CallToolResponse {
+    match run {
+        Ok(outcome) => {
+            let report = outcome.report();
+            reported(Content::text(outcome.text), Some(report), false)
+        }
+        Err(error) => {
+            let report = error.stop().map(|stop| json!({"stop": stop.name()}));
+            reported(Content::text(error.to_string()), report, true)
+        }
+    }
+}
