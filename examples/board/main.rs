@@ -60,15 +60,23 @@ struct Cli {
 /// request's own HTTP stream (neva's layer), or on stdout among the other messages over stdio.
 fn log(stdio: bool) {
     use neva::types::notification;
+    use tracing_subscriber::EnvFilter;
+    use tracing_subscriber::filter::{FilterExt, filter_fn};
     use tracing_subscriber::prelude::*;
-    use tracing_subscriber::{EnvFilter, filter::filter_fn};
 
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
         .without_time()
-        .with_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "ladoga=debug".into()));
+        .with_filter(
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "ladoga=debug".into())
+                // The orchestrators' spans are for a tracing backend; each line names its turn.
+                .and(filter_fn(|line| {
+                    !(line.is_span() && line.target() == "ladoga")
+                })),
+        );
     // Every span, so the layer finds the request an event belongs to; of the events, progress
     // and the orchestrators' readable lines only.
     let for_caller = || {
