@@ -1,0 +1,94 @@
+//! The benchmark scenario on rig's agent loop: a brief, three turns of three tool calls, then
+//! the answer, with rig's OpenAI Chat Completions model talking to the scripted server
+//! (`bench-server`) whose URL `LADOGA_BENCH_SERVER` holds. Prints one JSON object: the time and
+//! allocations per orchestration at concurrency 1, and orchestrations per second at 1 and 64.
+
+mod alloc;
+mod tools;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rig_agent::{Agent, AgentBuilder};
+use rig_core::providers::openai::OpenAIConfig;
+use serde_json::json;
+
+/// The system prompt, the brief and the final answer, as on the Ladoga side.
+const SYSTEM: &str = "You answer with the tools you have.";
+const BRIEF: &str = "When is the deadline?";
+const ANSWER: &str = "The deadline is Friday; 42 items; noted.";
+
+/// How long each measurement runs, after a warm-up of a second.
+const MEASURED: Duration = Duration::from_secs(5);
+
+#[tokio::main(worker_threads = 2)]
+async fn main() {
+    let url = std::env::var("LADOGA_BENCH_SERVER").expect("LADOGA_BENCH_SERVER is the server URL");
+    let model = OpenAIConfig::new("unused")
+        .with_base_url(format!("{url}/v1"))
+        .client()
+        .chat("scripted");
+    let agent = Arc::new(
+        AgentBuilder::new(model)
+            .preamble(SYSTEM)
+            .tool(tools::Lookup)
+            .tool(tools::Add)
+            .tool(tools::Echo)
+            .build(),
+    );
+    orchestrate(&agent).await;
+
+    let before = alloc::Count::now();
+    let one = closed_loop(&agent, 1).await;
+    let spent = alloc::Count::now().since(before);
+    let many = closed_loop(&agent, 64).await;
+    let report = json!({
+        "framework": "rig",
+        "version": "rig-core 0.46.0, rig-agent 0.46.0",
+        "wire": "OpenAI Chat Completions over loopback HTTP (reqwest), not streamed",
+        "mean_ns_per_orchestration": MEASURED.as_nanos() as f64 / one as f64,
+        "allocations_per_orchestration": spent.allocations as f64 / one as f64,
+        "bytes_per_orchestration": spent.bytes as f64 / one as f64,
+        "per_second_1": one as f64 / MEASURED.as_secs_f64(),
+        "per_second_64": many as f64 / MEASURED.as_secs_f64(),
+    });
+    println!("{report}");
+}
+
+/// One orchestration, checked.
+async fn orchestrate(agent: &Agent) {
+    let told = agent
+        .prompt(BRIEF)
+        .max_turns(8)
+        .await
+        .expect("the agent answers");
+    assert_eq!(told.output(), ANSWER);
+}
+
+/// How many orchestrations `workers` concurrent loops finish in [`MEASURED`], after a second of
+/// warm-up.
+async fn closed_loop(agent: &Arc<Agent>, workers: usize) -> u64 {
+    let warm = Instant::now() + Duration::from_secs(1);
+    let end = warm + MEASURED;
+    let tasks: Vec<_> = (0..workers)
+        .map(|_| {
+            let agent = Arc::clone(agent);
+            tokio::spawn(async move {
+                let mut done = 0;
+                while Instant::now() < warm {
+                    orchestrate(&agent).await;
+                }
+                while Instant::now() < end {
+                    orchestrate(&agent).await;
+                    done += 1;
+                }
+                done
+            })
+        })
+        .collect();
+    let mut done = 0;
+    for task in tasks {
+        done += task.await.expect("a worker");
+    }
+    done
+}
