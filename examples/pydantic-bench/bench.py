@@ -1,0 +1,87 @@
+"""The benchmark scenario on PydanticAI's agent loop.
+
+A brief, three turns of three tool calls, then the answer, with PydanticAI's OpenAI Chat
+Completions model talking to the scripted server (`bench-server`) at the URL given as the first
+argument. Prints one JSON object: the mean time per orchestration at concurrency 1, and
+orchestrations per second at concurrency 1 and 64, each measured for five seconds after a
+second of warm-up, the same procedure as the Rust side.
+"""
+
+import asyncio
+import json
+import sys
+import time
+from importlib.metadata import version
+
+from pydantic_ai import Agent
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
+
+SYSTEM = "You answer with the tools you have."
+BRIEF = "When is the deadline?"
+ANSWER = "The deadline is Friday; 42 items; noted."
+MEASURED = 5.0
+
+
+def agent(url: str) -> Agent:
+    provider = OpenAIProvider(base_url=f"{url}/v1", api_key="unused")
+    model = OpenAIChatModel("scripted", provider=provider)
+    agent = Agent(model, system_prompt=SYSTEM)
+
+    @agent.tool_plain
+    def lookup(key: str) -> str:
+        """Looks a key up"""
+        return f"{key}: Friday"
+
+    @agent.tool_plain
+    def add(a: int, b: int) -> int:
+        """Adds two numbers"""
+        return a + b
+
+    @agent.tool_plain
+    def echo(text: str) -> str:
+        """Says the text back"""
+        return text
+
+    return agent
+
+
+async def orchestrate(agent: Agent) -> None:
+    result = await agent.run(BRIEF)
+    assert result.output == ANSWER, result.output
+
+
+async def closed_loop(agent: Agent, workers: int) -> int:
+    loop = asyncio.get_running_loop()
+    warm = loop.time() + 1.0
+    end = warm + MEASURED
+
+    async def worker() -> int:
+        done = 0
+        while loop.time() < warm:
+            await orchestrate(agent)
+        while loop.time() < end:
+            await orchestrate(agent)
+            done += 1
+        return done
+
+    return sum(await asyncio.gather(*(worker() for _ in range(workers))))
+
+
+async def main() -> None:
+    bench = agent(sys.argv[1])
+    await orchestrate(bench)
+    one = await closed_loop(bench, 1)
+    many = await closed_loop(bench, 64)
+    print(json.dumps({
+        "framework": "PydanticAI",
+        "version": f"pydantic-ai-slim {version('pydantic-ai-slim')}, Python {sys.version.split()[0]}",
+        "wire": "OpenAI Chat Completions over loopback HTTP (httpx), not streamed",
+        "mean_ns_per_orchestration": MEASURED * 1e9 / one,
+        "per_second_1": one / MEASURED,
+        "per_second_64": many / MEASURED,
+    }))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
