@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use common::alloc;
 use common::memory::Memory;
 use common::model::MemoryModel;
 use common::scenario::{self, BY_HAND, LADOGA};
@@ -61,7 +62,8 @@ fn main() {
 }
 
 /// Runs `count` orchestrations of `name` at once; the peak resident memory above the resident
-/// memory before they started.
+/// memory before they started, and the peak of live heap bytes (sampled every 10 ms) above the
+/// live heap before.
 fn measure(name: &str, count: usize) -> Value {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -74,13 +76,17 @@ fn measure(name: &str, count: usize) -> Value {
         // One orchestration first, so what is loaded once is not counted per orchestration.
         scenario::run(&server, name).await;
         let before = resident("VmRSS");
+        let live_before = alloc::live();
 
         let peak = Arc::new(AtomicU64::new(before));
+        let live_peak = Arc::new(AtomicU64::new(live_before));
         let sampler = tokio::spawn({
             let peak = Arc::clone(&peak);
+            let live_peak = Arc::clone(&live_peak);
             async move {
                 loop {
                     peak.fetch_max(resident("VmRSS"), Ordering::Relaxed);
+                    live_peak.fetch_max(alloc::live(), Ordering::Relaxed);
                     tokio::time::sleep(Duration::from_millis(10)).await;
                 }
             }
@@ -99,12 +105,15 @@ fn measure(name: &str, count: usize) -> Value {
         let took = started.elapsed();
         sampler.abort();
         let peak = peak.load(Ordering::Relaxed).max(resident("VmHWM"));
+        let live_peak = live_peak.load(Ordering::Relaxed);
         json!({
             "loop": name,
             "in_flight": count,
             "rss_before_bytes": before,
             "peak_rss_bytes": peak,
             "bytes_per_orchestration": (peak.saturating_sub(before)) as f64 / count as f64,
+            "heap_bytes_per_orchestration":
+                (live_peak.saturating_sub(live_before)) as f64 / count as f64,
             "seconds": took.as_secs_f64(),
         })
     })
