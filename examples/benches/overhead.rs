@@ -1,6 +1,10 @@
 //! Part 1: the scenario run by a Ladoga `#[orchestrator]` and by the same loop written by hand,
 //! over the same neva toolbox and the same svir client answered from memory. Times each with
 //! criterion, then counts the allocations of one orchestration of each.
+//!
+//! With `LADOGA_BENCH_REPEAT=NAME:COUNT` it only runs the loop `NAME` `COUNT` times on one
+//! thread, and exits: for an instruction count under `valgrind --tool=callgrind`, which a
+//! loaded machine does not blur as it blurs time.
 
 #[allow(dead_code)]
 mod common;
@@ -12,7 +16,7 @@ use common::memory::Memory;
 use common::model::MemoryModel;
 use common::scenario::{self, BY_HAND, LADOGA};
 use common::script::Script;
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use serde_json::json;
 
 /// How many orchestrations the allocation count is averaged over.
@@ -77,4 +81,28 @@ criterion_group! {
     config = config();
     targets = overhead
 }
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(spec) = std::env::var("LADOGA_BENCH_REPEAT") {
+        let (name, count) = spec.split_once(':').expect("NAME:COUNT");
+        repeat(name, count.parse().expect("a count"));
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
+
+/// Runs the loop `name` once to warm up, then `count` times, on a single-threaded runtime.
+fn repeat(name: &str, count: usize) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    rt.block_on(async {
+        let server = scenario::server(MemoryModel::new(Memory::new(Script::scenario()))).await;
+        scenario::run(&server, name).await;
+        for _ in 0..count {
+            scenario::run(&server, name).await;
+        }
+    });
+}
