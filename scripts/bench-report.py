@@ -81,6 +81,18 @@ def overhead(folder, out):
     out.append(f"Ladoga / by hand: **{ratio:.3f}** in time ({(ratio - 1) * 100:+.1f} %, goal "
                f"within 5 %), {extra:+,.0f} allocations per orchestration. A turn is one model "
                f"answer: {turns} per orchestration, 9 tool calls in all.")
+    counted = load(folder, "instructions.json")
+    if counted:
+        ours = counted["per_orchestration"]["loop_ladoga"]
+        hand = counted["per_orchestration"]["loop_byhand"]
+        out.append("")
+        out.append(table(["loop", "instructions / orchestration (callgrind)", "per turn"],
+                         [["Ladoga `#[orchestrator]`", count(ours), count(ours / turns)],
+                          ["the seed's loop by hand", count(hand), count(hand / turns)]]))
+        out.append("")
+        out.append(f"Ladoga / by hand in instructions: **{ours / hand:.4f}** "
+                   f"({(ours / hand - 1) * 100:+.2f} %), over {counted['count']} orchestrations "
+                   f"each, on one thread.")
     return ratio
 
 
@@ -97,7 +109,7 @@ def wire(folder, out):
     rows = [[
         "Ladoga (svir's client)",
         us(ours["ladoga"]["1"]["mean_ns"]),
-        count(ours["ladoga"]["1"]["allocations"]),
+        count(ours["ladoga_allocations"]),
         f"{ours['ladoga']['1']['per_second']:,.0f}",
         f"{ours['ladoga']['64']['per_second']:,.0f}",
     ]]
@@ -120,7 +132,7 @@ def wire(folder, out):
     rows.append([
         f"limit: raw svir requests / {per}",
         us(raw["1"]["mean_ns"] * per),
-        count(raw["1"]["allocations"] * per),
+        "",
         f"{raw['1']['per_second'] / per:,.0f}",
         f"{raw['64']['per_second'] / per:,.0f}",
     ])
@@ -153,14 +165,17 @@ def scale(folder, out):
         f"{row['rss_before_bytes'] / 2**20:,.1f} MiB",
         f"{row['peak_rss_bytes'] / 2**20:,.1f} MiB",
         f"{row['bytes_per_orchestration'] / 1024:,.1f} KiB",
+        f"{row['heap_bytes_per_orchestration'] / 1024:,.1f} KiB",
         f"{row['seconds']:.2f} s",
     ] for row in data["rows"]]
     out.append(table(["loop", "in flight", "resident before", "peak resident",
-                      "per orchestration", "wall time"], rows))
+                      "resident / orchestration", "live heap / orchestration", "wall time"],
+                     rows))
     out.append("")
     out.append(f"Every answer of the scripted model takes {data['slow_answer_ms']} ms; peak "
                "resident memory is `VmHWM` (and `VmRSS` sampled every 10 ms), minus the resident "
-               "memory after one orchestration ran.")
+               "memory after one orchestration ran; live heap is what the counting allocator "
+               "holds allocated, sampled every 10 ms, minus the same before.")
 
 
 def growth(folder, out):
@@ -315,6 +330,9 @@ def main():
     out.append("![Cost of each turn, and orchestrations per second](benchmarks.svg)")
     out.append("")
     out.append(END)
+    # A blank line after each heading, so every table renders.
+    out = [line for entry in out
+           for line in ([entry, ""] if entry.startswith("###") else [entry])]
     doc = DOC.read_text()
     head, rest = doc.split(START, 1)
     _, tail = rest.split(END, 1)

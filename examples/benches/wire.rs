@@ -12,12 +12,16 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
+use common::alloc::Count;
 use common::closed_loop::{self, Load};
 use common::scenario::{self, SYSTEM};
 use ladoga::{CompletionModel, orchestrator};
 use neva::prelude::*;
 use serde_json::json;
 use svir::Toolbox;
+
+/// How many orchestrations, one after another, the allocations are counted over.
+const COUNTED: u64 = 100;
 
 /// The scenario, over HTTP, offered only the scenario's three tools.
 #[orchestrator(
@@ -61,6 +65,11 @@ fn main() {
         };
         let one = ladoga(1).await;
         let many = ladoga(64).await;
+        let before = Count::now();
+        for _ in 0..COUNTED {
+            scenario::run(&tools, "loop_wire").await;
+        }
+        let spent = Count::now().since(before);
 
         // The first request of the scenario, as svir sends it, answered with three calls.
         let mut offered = svir::Tools::new();
@@ -103,6 +112,8 @@ fn main() {
             &json!({
                 "requests_per_orchestration": 4,
                 "ladoga": {"1": row(one, 1), "64": row(many, 64)},
+                "ladoga_allocations": spent.allocations as f64 / COUNTED as f64,
+                "ladoga_bytes": spent.bytes as f64 / COUNTED as f64,
                 "svir_raw_request": {"1": row(raw_one, 1), "64": row(raw_many, 64)},
             }),
         );
