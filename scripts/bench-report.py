@@ -145,8 +145,19 @@ def wire(folder, out):
                f"turn each); an orchestration is {per} requests.")
     if rig:
         ratio = rig["mean_ns_per_orchestration"] / ours["ladoga"]["1"]["mean_ns"]
-        out.append(f"rig / Ladoga per orchestration at concurrency 1: **{ratio:.2f}×** "
-                   f"(goal: at least 2×).")
+        out.append(f"rig / Ladoga per orchestration at concurrency 1: **{ratio:.2f}×** in time "
+                   f"(goal: at least 2×); Ladoga / rig in orchestrations per second at "
+                   f"concurrency 64: **{ours['ladoga']['64']['per_second'] / rig['per_second_64']:.2f}×**.")
+    counted = load(folder, "instructions.json")
+    if counted and "wire_rig" in counted["per_orchestration"]:
+        ladoga_i = counted["per_orchestration"]["wire_ladoga"]
+        rig_i = counted["per_orchestration"]["wire_rig"]
+        out.append("")
+        out.append(table(["client process", "instructions / orchestration (callgrind)"],
+                         [["Ladoga", count(ladoga_i)], ["rig", count(rig_i)]]))
+        out.append("")
+        out.append(f"rig / Ladoga in instructions of the client process (the server's own work "
+                   f"left out): **{rig_i / ladoga_i:.2f}×**.")
     if pydantic:
         ratio = pydantic["mean_ns_per_orchestration"] / ours["ladoga"]["1"]["mean_ns"]
         out.append(f"PydanticAI / Ladoga per orchestration at concurrency 1: **{ratio:.1f}×**.")

@@ -4,6 +4,7 @@
 //! to the same server, the physical limit. The other frameworks run against the same server.
 //!
 //! The server is `LADOGA_BENCH_SERVER` when set, else a `bench-server` this benchmark starts.
+//! With `LADOGA_BENCH_REPEAT=COUNT` it only runs the scenario `COUNT` times, for callgrind.
 
 #[allow(dead_code)]
 mod common;
@@ -34,7 +35,8 @@ async fn loop_wire(task: String) -> String {
 }
 
 fn main() {
-    if !common::results::benching() {
+    let repeat = std::env::var("LADOGA_BENCH_REPEAT").ok();
+    if repeat.is_none() && !common::results::benching() {
         return;
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -45,6 +47,10 @@ fn main() {
     let (url, _server) = server();
     let client = svir::Client::openai(&url).build().expect("a client");
     let model = ladoga::Model::new(client.clone(), "scripted");
+    if let Some(count) = repeat {
+        rt.block_on(repeat_runs(model, count.parse().expect("a count")));
+        return;
+    }
 
     rt.block_on(async {
         let tools = Arc::new(
@@ -118,6 +124,21 @@ fn main() {
             }),
         );
     });
+}
+
+/// Runs the scenario once to warm up, then `count` times one after another: for an instruction
+/// count under callgrind (`LADOGA_BENCH_REPEAT=COUNT`).
+async fn repeat_runs(model: ladoga::Model, count: usize) {
+    let tools = App::new()
+        .add_singleton(model)
+        .into_toolbox()
+        .load()
+        .await
+        .expect("the tools load");
+    scenario::run(&tools, "loop_wire").await;
+    for _ in 0..count {
+        scenario::run(&tools, "loop_wire").await;
+    }
 }
 
 /// The scripted server's URL, and the server when this benchmark started it.

@@ -41,6 +41,13 @@ async fn main() {
             .build(),
     );
     orchestrate(&agent).await;
+    // `LADOGA_BENCH_REPEAT=COUNT`: only that many orchestrations in a row, for callgrind.
+    if let Ok(count) = std::env::var("LADOGA_BENCH_REPEAT") {
+        for _ in 0..count.parse::<usize>().expect("a count") {
+            orchestrate(&agent).await;
+        }
+        return;
+    }
 
     let one = closed_loop(&agent, 1).await;
     let many = closed_loop(&agent, 64).await;
