@@ -1,0 +1,108 @@
+//! Part 1: the scenario run by a Ladoga `#[orchestrator]` and by the same loop written by hand,
+//! over the same neva toolbox and the same svir client answered from memory. Times each with
+//! criterion, then counts the allocations of one orchestration of each.
+//!
+//! With `LADOGA_BENCH_REPEAT=NAME:COUNT` it only runs the loop `NAME` `COUNT` times on one
+//! thread, and exits: for an instruction count under `valgrind --tool=callgrind`, which a
+//! loaded machine does not blur as it blurs time.
+
+#[allow(dead_code)]
+mod common;
+
+use std::time::Duration;
+
+use common::alloc::Count;
+use common::memory::Memory;
+use common::model::MemoryModel;
+use common::scenario::{self, BY_HAND, LADOGA};
+use common::script::Script;
+use criterion::{Criterion, criterion_group};
+use serde_json::json;
+
+/// How many orchestrations the allocation count is averaged over.
+const COUNTED: u64 = 100;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+fn overhead(c: &mut Criterion) {
+    let rt = runtime();
+    let script = Script::scenario();
+    let turns = script.turns();
+    let server = rt.block_on(scenario::server(MemoryModel::new(Memory::new(script))));
+
+    let mut group = c.benchmark_group("orchestration");
+    for name in [LADOGA, BY_HAND] {
+        group.bench_function(name, |b| {
+            b.to_async(&rt).iter(|| scenario::run(&server, name));
+        });
+    }
+    group.finish();
+    if !common::results::benching() {
+        return;
+    }
+
+    let mut counts = serde_json::Map::new();
+    for name in [LADOGA, BY_HAND] {
+        rt.block_on(scenario::run(&server, name));
+        let before = Count::now();
+        for _ in 0..COUNTED {
+            rt.block_on(scenario::run(&server, name));
+        }
+        let spent = Count::now().since(before);
+        counts.insert(
+            name.to_owned(),
+            json!({
+                "allocations": spent.allocations as f64 / COUNTED as f64,
+                "bytes": spent.bytes as f64 / COUNTED as f64,
+            }),
+        );
+    }
+    common::results::write_json(
+        "overhead.json",
+        &json!({"turns": turns, "tool_calls": 9, "per_orchestration": counts}),
+    );
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5))
+        .sample_size(50)
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = overhead
+}
+
+fn main() {
+    if let Ok(spec) = std::env::var("LADOGA_BENCH_REPEAT") {
+        let (name, count) = spec.split_once(':').expect("NAME:COUNT");
+        repeat(name, count.parse().expect("a count"));
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
+
+/// Runs the loop `name` once to warm up, then `count` times, on a single-threaded runtime.
+fn repeat(name: &str, count: usize) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    rt.block_on(async {
+        let server = scenario::server(MemoryModel::new(Memory::new(Script::scenario()))).await;
+        scenario::run(&server, name).await;
+        for _ in 0..count {
+            scenario::run(&server, name).await;
+        }
+    });
+}
