@@ -69,6 +69,15 @@ async fn terse(task: String) -> String {
     task
 }
 
+/// Calls `assistant` with `task`.
+async fn ask_assistant(client: &Client, task: &str) -> CallToolResponse {
+    client
+        .tools()
+        .call("assistant", [("task", task)])
+        .await
+        .expect("tools/call")
+}
+
 async fn start(script: &ScriptedModel) -> (Server, ladoga::testing::ScriptedServer) {
     let model = script.serve().await.expect("serves");
     let server = Server::start(App::new().add_singleton(model.model())).await;
@@ -85,21 +94,13 @@ async fn a_tool_that_panics_is_an_error_result_and_the_other_calls_still_answer(
     let (server, _model) = start(&script).await;
     let client = server.client().await;
 
-    let result = client
-        .tools()
-        .call("assistant", [("task", "go")])
-        .await
-        .unwrap();
+    let result = ask_assistant(&client, "go").await;
     assert_eq!(text(&result), "One broke, one wrote.");
     let told = script.requests()[1].tool_results();
     assert!(told[0].1.starts_with("error"), "{told:?}");
     assert_eq!(told[1].1, "noted: a");
 
-    let again = client
-        .tools()
-        .call("assistant", [("task", "again")])
-        .await
-        .unwrap();
+    let again = ask_assistant(&client, "again").await;
     assert_eq!(text(&again), "Still here.", "the server keeps serving");
     server.stop().await;
 }
@@ -110,11 +111,7 @@ async fn a_huge_tool_result_is_cut_before_it_reaches_the_model_and_the_model_is_
     let (server, _model) = start(&script).await;
     let client = server.client().await;
 
-    let result = client
-        .tools()
-        .call("assistant", [("task", "go")])
-        .await
-        .unwrap();
+    let result = ask_assistant(&client, "go").await;
     assert_eq!(text(&result), "Too long.");
     let told = &script.requests()[1].tool_results()[0].1;
     let limit = ladoga::DEFAULT_MAX_RESULT;
@@ -159,11 +156,7 @@ async fn a_rate_limited_request_is_retried_after_the_servers_delay() {
     let client = server.client().await;
 
     let started = Instant::now();
-    let result = client
-        .tools()
-        .call("assistant", [("task", "go")])
-        .await
-        .unwrap();
+    let result = ask_assistant(&client, "go").await;
     assert!(!result.is_error, "{result:?}");
     assert_eq!(text(&result), "Answered after waiting.");
     assert_eq!(script.requests().len(), 2);
@@ -181,11 +174,7 @@ async fn rate_limiting_that_lasts_is_a_tool_error_after_the_retries() {
     let (server, _model) = start(&script).await;
     let client = server.client().await;
 
-    let result = client
-        .tools()
-        .call("assistant", [("task", "go")])
-        .await
-        .unwrap();
+    let result = ask_assistant(&client, "go").await;
     assert!(result.is_error, "{result:?}");
     assert!(text(&result).contains("rate limiting"), "{}", text(&result));
     assert_eq!(
@@ -210,11 +199,7 @@ async fn a_model_that_stalls_past_the_first_token_timeout_is_a_tool_error_naming
     let client = server.client().await;
 
     let started = Instant::now();
-    let result = client
-        .tools()
-        .call("assistant", [("task", "go")])
-        .await
-        .unwrap();
+    let result = ask_assistant(&client, "go").await;
     assert!(result.is_error, "{result:?}");
     let told = text(&result);
     assert!(told.contains("did not answer in time"), "{told}");
@@ -225,11 +210,7 @@ async fn a_model_that_stalls_past_the_first_token_timeout_is_a_tool_error_naming
         started.elapsed()
     );
 
-    let again = client
-        .tools()
-        .call("assistant", [("task", "again")])
-        .await
-        .unwrap();
+    let again = ask_assistant(&client, "again").await;
     assert_eq!(text(&again), "In time.", "the server keeps serving");
     server.stop().await;
 }
@@ -243,20 +224,12 @@ async fn an_answer_stream_cut_before_done_is_a_tool_error_and_none_of_its_calls_
     let (server, _model) = start(&script).await;
     let client = server.client().await;
 
-    let result = client
-        .tools()
-        .call("assistant", [("task", "go")])
-        .await
-        .unwrap();
+    let result = ask_assistant(&client, "go").await;
     assert!(result.is_error, "{result:?} after {:#?}", script.requests());
     assert!(text(&result).contains("stream ended"), "{}", text(&result));
     assert!(!written("cut"), "the call of the cut answer never ran");
 
-    let again = client
-        .tools()
-        .call("assistant", [("task", "again")])
-        .await
-        .unwrap();
+    let again = ask_assistant(&client, "again").await;
     assert_eq!(text(&again), "Recovered.", "the server keeps serving");
     server.stop().await;
 }
@@ -277,11 +250,7 @@ async fn a_stream_that_stalls_after_its_first_event_is_a_tool_error_and_its_call
     let client = server.client().await;
 
     let started = Instant::now();
-    let result = client
-        .tools()
-        .call("assistant", [("task", "go")])
-        .await
-        .unwrap();
+    let result = ask_assistant(&client, "go").await;
     assert!(result.is_error, "{result:?}");
     let told = text(&result);
     assert!(told.contains("did not answer in time"), "{told}");
@@ -296,11 +265,7 @@ async fn a_stream_that_stalls_after_its_first_event_is_a_tool_error_and_its_call
         "the call of the stalled answer never ran"
     );
 
-    let again = client
-        .tools()
-        .call("assistant", [("task", "again")])
-        .await
-        .unwrap();
+    let again = ask_assistant(&client, "again").await;
     assert_eq!(text(&again), "Flowing again.", "the server keeps serving");
     server.stop().await;
 }
