@@ -90,15 +90,21 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
                 #private::answer(&__ladoga_orchestrator, &__ladoga_ctx, __ladoga_model, __ladoga_brief).await
             },
         ),
-        Some(output) => (
-            quote! { #private::Typed<#output> },
-            quote! {
-                #private::Typed(async move {
-                    #run
-                    #private::answer_as::<#output>(&__ladoga_orchestrator, &__ladoga_ctx, __ladoga_model, __ladoga_brief).await
-                }.await)
-            },
-        ),
+        // Every use of `T` needs only `Output`, spanned on `T`: a `T` that is not an output type
+        // is one error there.
+        Some(output) => {
+            let answer = quote_spanned! { output.span() => <#output as #private::Output>::answer };
+            (
+                quote_spanned! { output.span() => #private::Typed<#output> },
+                quote! {
+                    let __ladoga_answer = async move {
+                        #run
+                        ::core::result::Result::Ok(#answer(&__ladoga_orchestrator, &__ladoga_ctx, __ladoga_model, __ladoga_brief).await)
+                    };
+                    __ladoga_answer.await.unwrap_or_else(#private::Typed::failed)
+                },
+            )
+        }
     };
 
     quote! {

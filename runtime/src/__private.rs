@@ -10,6 +10,7 @@ pub use neva::tool;
 pub use neva::types::{Meta, RequestParamsMeta};
 
 use std::future::Future;
+use std::marker::PhantomData;
 use std::num::{NonZeroU64, NonZeroUsize};
 use std::pin::Pin;
 
@@ -17,6 +18,7 @@ use neva::types::{CallToolResponse, Content};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 use svir::{Completion, Request};
 
 use crate::{CompletionModel, IntoBrief, Outcome, RunError, ToolPattern};
@@ -91,47 +93,102 @@ impl From<Report> for CallToolResponse {
 /// The typed answer of an orchestrator with `output = T`, as a tool answers: `T` as
 /// `structuredContent` (and as JSON text, with the run's report in its `_meta`), or a tool
 /// error. Its schema is `T`'s, which neva's `#[tool]` publishes as the tool's `outputSchema`.
-pub struct Typed<T>(pub Result<(T, Outcome), Error>);
+pub struct Typed<T> {
+    answer: Result<(Value, Outcome), Error>,
+    output: PhantomData<fn() -> T>,
+}
 
-impl<T: JsonSchema> JsonSchema for Typed<T> {
+impl<T> Typed<T> {
+    /// The tool error of a run that could not start or did not end in a `T`.
+    pub fn failed(error: Error) -> Self {
+        Self {
+            answer: Err(error),
+            output: PhantomData,
+        }
+    }
+}
+
+impl<T: Output> JsonSchema for Typed<T> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         T::schema_name()
     }
 
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        T::json_schema(generator)
+        T::schema(generator)
     }
 }
 
-impl<T: Serialize> From<Typed<T>> for CallToolResponse {
+impl<T> From<Typed<T>> for CallToolResponse {
     fn from(typed: Typed<T>) -> Self {
-        let (value, outcome) = match typed.0 {
-            Ok(answered) => answered,
-            Err(error) => return CallToolResponse::from(error),
-        };
-        match serde_json::to_value(&value) {
-            Ok(structure) => {
+        match typed.answer {
+            Ok((structure, outcome)) => {
                 let text = Content::text(structure.to_string());
                 let mut response = crate::report::reported(text, Some(outcome.report()), false);
                 response.struct_content = Some(structure);
                 response
             }
-            Err(error) => CallToolResponse::from(Error::from(error)),
+            Err(error) => CallToolResponse::from(error),
         }
     }
 }
 
-/// Runs the orchestrator for a typed answer, as the generated handler does.
-pub async fn answer_as<T: DeserializeOwned + JsonSchema>(
-    orchestrator: &Orchestrator,
-    ctx: &Context,
-    model: &dyn DynModel,
-    brief: Result<Request, String>,
-) -> Result<(T, Outcome), Error> {
-    orchestrator
-        .run_as(ctx, model, brief)
-        .await
-        .map_err(|error| Error::new(neva::error::ErrorCode::InternalError, error.to_string()))
+/// A type an orchestrator can answer with (`output = T`): one the model's JSON parses into,
+/// with a schema to ask for and publish, that serializes into `structuredContent`.
+///
+/// The generated handler and the tool's schema need only this of `T`, so a `T` that does not
+/// fit is told in these words, first on the user's `T`, rather than once per missing bound.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an orchestrator's output",
+    label = "an `output` type needs `Serialize`, `Deserialize` and `JsonSchema`",
+    note = "derive them: `#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]`"
+)]
+pub trait Output: Sized {
+    /// The name of its schema.
+    fn schema_name() -> std::borrow::Cow<'static, str>;
+
+    /// Its schema, which the tool publishes as its `outputSchema`.
+    fn schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+
+    /// Runs the orchestrator for a typed answer, as the generated handler does.
+    fn answer<'a>(
+        orchestrator: &'a Orchestrator,
+        ctx: &'a Context,
+        model: &'a dyn DynModel,
+        brief: Result<Request, String>,
+    ) -> Pin<Box<dyn Future<Output = Typed<Self>> + Send + 'a>>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + DeserializeOwned + JsonSchema> Output for T {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        <T as JsonSchema>::schema_name()
+    }
+
+    fn schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::json_schema(generator)
+    }
+
+    fn answer<'a>(
+        orchestrator: &'a Orchestrator,
+        ctx: &'a Context,
+        model: &'a dyn DynModel,
+        brief: Result<Request, String>,
+    ) -> Pin<Box<dyn Future<Output = Typed<T>> + Send + 'a>> {
+        Box::pin(async move {
+            let answered = orchestrator.run_as::<_, T>(ctx, model, brief).await;
+            let answered = answered.map_err(|error| {
+                Error::new(neva::error::ErrorCode::InternalError, error.to_string())
+            });
+            let answer = answered.and_then(|(value, outcome)| {
+                let structure = serde_json::to_value(&value)?;
+                Ok((structure, outcome))
+            });
+            Typed {
+                answer,
+                output: PhantomData,
+            }
+        })
+    }
 }
 
 /// A [`CompletionModel`] behind a pointer: one boxed future per model request, which is
