@@ -20,6 +20,12 @@ async fn delegate_b(task: String) -> String {
     format!("B: {task}")
 }
 
+/// Digs one level deeper, two calls deep at most.
+#[orchestrator(recurse, depth = 2)]
+async fn dig(level: String) -> String {
+    format!("D: {level}")
+}
+
 /// May hand a branch to a nested `explore`.
 #[orchestrator(recurse)]
 async fn explore(branch: String) -> String {
@@ -27,11 +33,14 @@ async fn explore(branch: String) -> String {
 }
 
 /// The model behind every orchestrator here: a calls b, b calls a, and each answers with the
-/// result it got back.
+/// result it got back; offered no tool, it says so.
 fn chain() -> ScriptedModel {
     ScriptedModel::from_fn(|request: &SeenRequest| {
         if let Some((_, result)) = request.tool_results().last() {
             return Reply::text(format!("got: {result}"));
+        }
+        if request.tool_names().is_empty() {
+            return Reply::text("answered without tools");
         }
         match request.first_user_text().as_deref() {
             Some(brief) if brief.starts_with("A:") => {
@@ -46,7 +55,7 @@ fn chain() -> ScriptedModel {
 }
 
 #[tokio::test]
-async fn a_chain_a_b_a_is_refused_at_the_depth_bound_and_the_model_is_told_why() {
+async fn a_run_as_deep_as_its_bound_is_offered_no_tool_and_told_why() {
     let script = chain();
     let model = script.serve().await.expect("serves");
     let server = Server::start(App::new().add_singleton(model.model())).await;
@@ -62,8 +71,8 @@ async fn a_chain_a_b_a_is_refused_at_the_depth_bound_and_the_model_is_told_why()
     let requests = script.requests();
     assert_eq!(
         requests.len(),
-        4,
-        "a asks, b asks, b answers, a answers: {requests:#?}"
+        3,
+        "a asks, b answers at once, a answers: {requests:#?}"
     );
     // a's model is offered b and explore, never a itself.
     let offered_to_a = requests[0].tool_names();
@@ -75,16 +84,47 @@ async fn a_chain_a_b_a_is_refused_at_the_depth_bound_and_the_model_is_told_why()
         !offered_to_a.contains(&"delegate_a".to_owned()),
         "{offered_to_a:?}"
     );
-    // b's call of a was not made: b's model is told the bound.
-    let told_b = requests[2].tool_results();
-    assert_eq!(told_b.len(), 1);
-    assert!(told_b[0].1.contains("nest at most 1 deep"), "{told_b:?}");
-    assert!(told_b[0].1.starts_with("error"), "{told_b:?}");
-    assert!(
-        text(&result).contains("nest at most 1 deep"),
-        "{}",
-        text(&result)
-    );
+    // b runs one call deep, its bound: any call it made would be refused, so it is offered
+    // none, and its system prompt says why.
+    let b = &requests[1];
+    assert_eq!(b.first_user_text().as_deref(), Some("B: from a"));
+    assert!(b.tool_names().is_empty(), "{:?}", b.tool_names());
+    let told = b.system().unwrap_or_default();
+    assert!(told.contains("No tools are available"), "{told}");
+    assert!(told.contains("1 tool call deep"), "{told}");
+    assert_eq!(text(&result), "got: answered without tools");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_recursing_orchestrator_nests_until_its_depth_bound() {
+    let script = ScriptedModel::from_fn(|request: &SeenRequest| {
+        if let Some((_, result)) = request.tool_results().last() {
+            return Reply::text(format!("({result})"));
+        }
+        if request.tool_names().is_empty() {
+            return Reply::text("leaf");
+        }
+        Reply::call("dig", json!({"level": "deeper"}))
+    });
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(App::new().add_singleton(model.model())).await;
+    let client = server.client().await;
+
+    let result = client
+        .tools()
+        .call("dig", [("level", "top")])
+        .await
+        .expect("tools/call");
+    // dig at 0 and 1 call deep calls dig; dig at 2, its bound, answers without tools.
+    assert_eq!(text(&result), "((leaf))");
+    let offered: Vec<usize> = script
+        .requests()
+        .iter()
+        .map(|request| request.tool_names().len())
+        .collect();
+    assert_eq!(offered.len(), 5, "{offered:?}");
+    assert_eq!(offered.iter().filter(|&&tools| tools == 0).count(), 1);
     server.stop().await;
 }
 

@@ -69,6 +69,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
     let brief = quote_spanned! { output.span() => #private::brief(#name(#(#names),*).await) };
 
     let settings = settings(args);
+    let agent = name.to_string();
     let mut inner = function.clone();
     inner.attrs.retain(|attr| !attr.path().is_ident("doc"));
     inner.vis = syn::Visibility::Inherited;
@@ -77,6 +78,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
         let __ladoga_model = #resolve(&__ladoga_ctx)?;
         let __ladoga_brief = #brief;
         let __ladoga_orchestrator = #private::Orchestrator::new()
+            .name(#agent)
             #settings
             .progress(__ladoga_meta.0.progress_token);
         let __ladoga_model = #erase(&*__ladoga_model);

@@ -50,6 +50,10 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     system: Option<String>,
     pub(crate) limits: Limits,
     progress: Option<ProgressToken>,
+    /// The agent's name in spans: the orchestrating tool's.
+    name: Option<String>,
+    /// Nested this deep, at the depth bound: no call could be made, so no tool is offered.
+    at_depth_bound: Option<usize>,
 }
 
 /// Where a run is: what it has sent, used and seen so far.
@@ -70,7 +74,8 @@ pub(crate) struct Run {
 
 /// How the turns ended.
 pub(crate) enum Ended {
-    Answered(Completion),
+    /// With an answer: [`Stop::Answered`], or [`Stop::Depth`] for a run offered no tool.
+    Answered(Completion, Stop),
     Limit(Stop),
 }
 
@@ -87,6 +92,8 @@ where
             system: None,
             limits: Limits::new(),
             progress: None,
+            name: None,
+            at_depth_bound: None,
         }
     }
 
@@ -112,31 +119,62 @@ where
         self
     }
 
+    /// The agent's name its `invoke_agent` span carries as `gen_ai.agent.name`; an
+    /// `#[orchestrator]` names it after its tool.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The agent's name, if it has one.
+    pub(crate) fn agent_name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// Marks the run as `nesting` in-process calls deep, where its depth bound refuses every
+    /// call: the model is offered no tool, told why, and asked once for its answer, which ends
+    /// the run as [`Stop::Depth`].
+    pub(crate) fn at_depth_bound(mut self, nesting: usize) -> Self {
+        self.at_depth_bound = Some(nesting);
+        self
+    }
+
     /// Runs the loop from `brief` until the model answers or a bound is reached.
     ///
     /// The run is a `tracing` span named `invoke_agent`, each model request a `chat` span and
     /// each tool call an `execute_tool` span, with the OpenTelemetry GenAI attributes
-    /// (`gen_ai.request.model`, `gen_ai.usage.input_tokens`, `gen_ai.tool.name`, …).
+    /// (`gen_ai.request.model`, `gen_ai.usage.input_tokens`, `gen_ai.tool.name`, …). The run's
+    /// span ends with `ladoga.stop` (see [`Stop::name`]), or `cancelled` when the run is dropped
+    /// before it ends.
     pub async fn run(self, brief: impl IntoBrief) -> Result<Outcome, RunError> {
-        let span = telemetry::run(self.model.name());
-        let outcome = self.run_loop(brief).instrument(span.clone()).await;
-        if let Ok(outcome) = &outcome {
-            telemetry::ran(&span, outcome);
-        }
+        let usage = SharedUsage::new();
+        let span = telemetry::run(self.model.name(), self.name.as_deref());
+        let watch = telemetry::Watch::new(span.clone(), Arc::clone(&usage));
+        let outcome = self.run_loop(brief, usage).instrument(span).await;
+        watch.ended(outcome.as_ref());
         outcome
     }
 
-    async fn run_loop(self, brief: impl IntoBrief) -> Result<Outcome, RunError> {
-        let (ended, run) = self.drive(brief).await?;
+    async fn run_loop(
+        self,
+        brief: impl IntoBrief,
+        usage: Arc<SharedUsage>,
+    ) -> Result<Outcome, RunError> {
+        let (ended, run) = self.drive(brief, usage).await?;
         self.conclude(ended, run).await
     }
 
-    /// Runs the turns from `brief`, within the time bound, until an answer or a bound.
-    pub(crate) async fn drive(&self, brief: impl IntoBrief) -> Result<(Ended, Run), RunError> {
+    /// Runs the turns from `brief`, within the time bound, until an answer or a bound, counting
+    /// tokens in `usage`.
+    pub(crate) async fn drive(
+        &self,
+        brief: impl IntoBrief,
+        usage: Arc<SharedUsage>,
+    ) -> Result<(Ended, Run), RunError> {
         let mut run = Run {
             request: self.opening(brief)?,
             turns: 0,
-            usage: SharedUsage::new(),
+            usage,
             repeats: Repeats::default(),
             progress: Progress::new(self.progress.clone(), self.limits.turns.get()),
             last_text: String::new(),
@@ -157,13 +195,19 @@ where
     /// The outcome of the turns: the answer, or the policy at the bound.
     pub(crate) async fn conclude(&self, ended: Ended, run: Run) -> Result<Outcome, RunError> {
         match ended {
-            Ended::Answered(done) => Ok(finished(done, run.turns, run.usage.get(), Stop::Answered)),
+            Ended::Answered(done, stop) => Ok(finished(done, run.turns, run.usage.get(), stop)),
             Ended::Limit(stop) => self.at_limit(stop, run).await,
         }
     }
 
     /// The turns, until an answer or a bound.
     async fn turns(&self, run: &mut Run) -> Result<Ended, RunError> {
+        if self.at_depth_bound.is_some() {
+            let done = self.ask(&run.request, &run.usage).await?;
+            run.turns = 1;
+            run.progress.answered(run.turns);
+            return Ok(Ended::Answered(done, Stop::Depth));
+        }
         let bound = self.limits.turns.get();
         while run.turns < bound {
             if let Some(budget) = self.limits.budget
@@ -175,7 +219,7 @@ where
             run.turns += 1;
             if done.calls.is_empty() {
                 run.progress.answered(run.turns);
-                return Ok(Ended::Answered(done));
+                return Ok(Ended::Answered(done, Stop::Answered));
             }
             run.progress.turn(run.turns, &done.calls);
             let Some(results) = self.call(&done.calls, run).await else {
@@ -289,7 +333,9 @@ where
             Stop::Stuck => RunError::Stuck {
                 tool: run.stuck_on.clone().unwrap_or_default(),
             },
-            Stop::Answered | Stop::TurnLimit => RunError::TurnLimit { turns: run.turns },
+            Stop::Answered | Stop::Depth | Stop::TurnLimit => {
+                RunError::TurnLimit { turns: run.turns }
+            }
         }
     }
 
@@ -300,7 +346,20 @@ where
         if request.system.is_none() {
             request.system.clone_from(&self.system);
         }
-        Ok(request.tools(self.tools))
+        let Some(nesting) = self.at_depth_bound else {
+            return Ok(request.tools(self.tools));
+        };
+        tracing::info!(target: "ladoga", nesting, "at the depth bound: no tool is offered");
+        let calls = if nesting == 1 { "call" } else { "calls" };
+        let note = format!(
+            "No tools are available: this task reached you {nesting} tool {calls} deep, as deep \
+             as tool calls may nest here. Answer with what you have."
+        );
+        request.system = Some(match request.system.take() {
+            Some(system) => format!("{system}\n\n{note}"),
+            None => note,
+        });
+        Ok(request)
     }
 
     /// One model answer, its usage counted.

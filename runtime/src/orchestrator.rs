@@ -9,6 +9,7 @@ use neva::types::ProgressToken;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
+use crate::shared_usage::SharedUsage;
 use crate::{CompletionModel, IntoBrief, Limits, Orchestration, Outcome, RunError, ToolSelection};
 
 /// How deep in-process tool calls nest unless told otherwise: an orchestrator, a sub-agent it
@@ -36,6 +37,7 @@ pub const DEFAULT_DEPTH: NonZeroUsize = NonZeroUsize::new(4).expect("4 is not ze
 /// ```
 #[derive(Debug, Clone)]
 pub struct Orchestrator {
+    name: Option<String>,
     system: Option<String>,
     depth: NonZeroUsize,
     recurse: bool,
@@ -54,6 +56,7 @@ impl Orchestrator {
     /// Eight turns, four calls deep, every tool but the calling one, failing at the bound.
     pub fn new() -> Self {
         Self {
+            name: None,
             system: None,
             depth: DEFAULT_DEPTH,
             recurse: false,
@@ -63,6 +66,13 @@ impl Orchestrator {
         }
     }
 
+    /// The agent's name in spans, see [`Orchestration::name`]; `#[orchestrator]` gives its
+    /// tool's name.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
     /// The system prompt, used unless the brief brings its own.
     pub fn system(mut self, prompt: impl Into<String>) -> Self {
         self.system = Some(prompt.into());
@@ -70,7 +80,9 @@ impl Orchestrator {
     }
 
     /// In-process tool calls nest at most `depth` deep (neva's `with_max_depth`); a call past
-    /// it is not made, and the model is told why.
+    /// it is not made, and the model is told why. A run nested so deep that none of its calls
+    /// could be made is offered no tool: it is told why and answers in one request, and stops
+    /// as [`Stop::Depth`](crate::Stop::Depth).
     pub fn depth(mut self, depth: NonZeroUsize) -> Self {
         self.depth = depth;
         self
@@ -157,9 +169,17 @@ impl Orchestrator {
     where
         M: CompletionModel + ?Sized,
     {
-        let run = Orchestration::new(model, tools)
+        let mut run = Orchestration::new(model, tools)
             .limits(self.limits.clone())
             .progress(self.progress.clone());
+        if let Some(name) = &self.name {
+            run = run.name(name.clone());
+        }
+        // Every call of a run this deep would be refused, so it is offered none.
+        let nesting = SharedUsage::nesting();
+        if nesting >= self.depth.get() {
+            run = run.at_depth_bound(nesting);
+        }
         match &self.system {
             Some(system) => run.system(system.clone()),
             None => run,

@@ -37,10 +37,15 @@ pub enum Stop {
     Budget,
     /// The model kept making the same call ([`Limits::repeat`](crate::Limits::repeat)).
     Stuck,
+    /// The run was nested as deep as its depth bound lets calls go
+    /// ([`Orchestrator::depth`](crate::Orchestrator::depth)), so none of its calls could be
+    /// made: it was offered no tools, told why, and answered in one request.
+    Depth,
 }
 
 impl Stop {
-    /// The name a report gives it: `answered`, `turns`, `deadline`, `budget` or `stuck`.
+    /// The name a report gives it: `answered`, `turns`, `deadline`, `budget`, `stuck` or
+    /// `depth`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Answered => "answered",
@@ -48,6 +53,7 @@ impl Stop {
             Self::Deadline => "deadline",
             Self::Budget => "budget",
             Self::Stuck => "stuck",
+            Self::Depth => "depth",
         }
     }
 }

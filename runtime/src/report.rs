@@ -11,7 +11,7 @@ use crate::{Outcome, RunError, Stop};
 
 /// The `_meta` key the report is under: `{"stop": "answered", "turns": 2, "partial": false,
 /// "usage": {"input_tokens": 25, "output_tokens": 10}}`. `stop` is one of `answered`, `turns`,
-/// `deadline`, `budget` and `stuck` ([`Stop::name`]).
+/// `deadline`, `budget`, `stuck` and `depth` ([`Stop::name`]).
 pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
 
 impl Outcome {

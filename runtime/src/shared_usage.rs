@@ -43,6 +43,24 @@ impl SharedUsage {
         }
     }
 
+    /// How many runs the run starting on this task is nested in: 0 for one the MCP caller
+    /// started, 1 for one an orchestrator's model called, and so on.
+    ///
+    /// Each is at least one in-process call, so neva's depth of the call is at least this.
+    pub(crate) fn nesting() -> usize {
+        CALLER
+            .try_with(|caller| {
+                let mut runs = 1;
+                let mut run = caller.caller.as_deref();
+                while let Some(shared) = run {
+                    runs += 1;
+                    run = shared.caller.as_deref();
+                }
+                runs
+            })
+            .unwrap_or(0)
+    }
+
     /// The tokens used so far, nested runs included.
     pub(crate) fn get(&self) -> TokenUsage {
         *self

@@ -2,32 +2,100 @@
 //! GenAI semantic conventions' attribute names, so an OpenTelemetry layer exports them as
 //! agent, chat and tool spans.
 
+use std::sync::Arc;
+
 use svir::{Completion, ToolCall};
 use tracing::Span;
 use tracing::field::Empty;
 
-use crate::{Outcome, TokenUsage};
+use crate::shared_usage::SharedUsage;
+use crate::{Outcome, RunError, TokenUsage};
 
-/// The whole run: `invoke_agent`, with the model and, at the end, the usage and the stop.
-pub(crate) fn run(model: &str) -> Span {
+/// The whole run: `invoke_agent`, with the model, the agent's name (the orchestrating tool's)
+/// and, at the end, the usage, the turns and how it stopped.
+pub(crate) fn run(model: &str, agent: Option<&str>) -> Span {
     tracing::info_span!(
         target: "ladoga",
         "invoke_agent",
         gen_ai.operation.name = "invoke_agent",
         gen_ai.provider.name = "openai",
         gen_ai.request.model = model,
+        gen_ai.agent.name = agent,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
         ladoga.turns = Empty,
         ladoga.stop = Empty,
+        error.type = Empty,
     )
 }
 
-/// Records how the run ended on its span.
-pub(crate) fn ran(span: &Span, outcome: &Outcome) {
-    record_usage(span, outcome.usage);
-    span.record("ladoga.turns", outcome.turns);
-    span.record("ladoga.stop", outcome.stop.name());
+/// A run being watched: how it ends is recorded on its span, and a run dropped before it
+/// ends (its caller cancelled or went away, or a caller's bound dropped it) is recorded as
+/// `cancelled`, with the tokens it had used.
+pub(crate) struct Watch {
+    span: Span,
+    usage: Arc<SharedUsage>,
+    ended: bool,
+}
+
+impl Watch {
+    pub(crate) fn new(span: Span, usage: Arc<SharedUsage>) -> Self {
+        Self {
+            span,
+            usage,
+            ended: false,
+        }
+    }
+
+    /// Records how the run ended: its outcome, or its error and the bound it stopped at.
+    pub(crate) fn ended(mut self, run: Result<&Outcome, &RunError>) {
+        self.ended = true;
+        record_usage(&self.span, self.usage.get());
+        match run {
+            Ok(outcome) => {
+                self.span.record("ladoga.turns", outcome.turns);
+                self.span.record("ladoga.stop", outcome.stop.name());
+            }
+            Err(error) => {
+                if let Some(stop) = error.stop() {
+                    self.span.record("ladoga.stop", stop.name());
+                }
+                self.span.record("error.type", error_type(error));
+            }
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
+        let usage = self.usage.get();
+        record_usage(&self.span, usage);
+        self.span.record("ladoga.stop", "cancelled");
+        tracing::info!(
+            target: "ladoga",
+            parent: &self.span,
+            input_tokens = usage.input,
+            output_tokens = usage.output,
+            "the run was cancelled"
+        );
+    }
+}
+
+/// A short, stable name of why a run failed, for `error.type`.
+fn error_type(error: &RunError) -> &'static str {
+    match error {
+        RunError::Brief(_) => "brief",
+        RunError::Toolbox(_) => "toolbox",
+        RunError::Model(_) => "model",
+        RunError::Output { .. } => "output",
+        RunError::TurnLimit { .. }
+        | RunError::Deadline { .. }
+        | RunError::Budget { .. }
+        | RunError::Stuck { .. } => error.stop().map_or("bound", |stop| stop.name()),
+    }
 }
 
 /// One model request: `chat`, with the model and, once answered, the usage and finish reason.

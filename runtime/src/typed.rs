@@ -5,8 +5,11 @@ use serde::de::DeserializeOwned;
 use svir::{Request, Schema, ToolChoice, Toolbox};
 use tracing::Instrument;
 
+use std::sync::Arc;
+
 use crate::orchestration::{Ended, finished};
-use crate::{CompletionModel, IntoBrief, Orchestration, Outcome, RunError, Stop, telemetry};
+use crate::shared_usage::SharedUsage;
+use crate::{CompletionModel, IntoBrief, Orchestration, Outcome, RunError, telemetry};
 
 impl<M, T> Orchestration<'_, M, T>
 where
@@ -47,20 +50,21 @@ where
     where
         O: DeserializeOwned + JsonSchema,
     {
-        let span = telemetry::run(self.model.name());
-        let typed = self.typed::<O>(brief).instrument(span.clone()).await;
-        if let Ok((_, outcome)) = &typed {
-            telemetry::ran(&span, outcome);
-        }
+        let usage = SharedUsage::new();
+        let span = telemetry::run(self.model.name(), self.agent_name());
+        let watch = telemetry::Watch::new(span.clone(), Arc::clone(&usage));
+        let typed = self.typed::<O>(brief, usage).instrument(span).await;
+        watch.ended(typed.as_ref().map(|(_, outcome)| outcome));
         typed
     }
 
     async fn typed<O: DeserializeOwned + JsonSchema>(
         self,
         brief: impl IntoBrief,
+        usage: Arc<SharedUsage>,
     ) -> Result<(O, Outcome), RunError> {
-        let (ended, mut run) = self.drive(brief).await?;
-        let Ended::Answered(mut done) = ended else {
+        let (ended, mut run) = self.drive(brief, usage).await?;
+        let Ended::Answered(mut done, stop) = ended else {
             // At a bound there is no conversation left to ask again in: the policy's answer
             // parses or the run fails.
             let outcome = self.conclude(ended, run).await?;
@@ -77,7 +81,7 @@ where
         loop {
             let error = match serde_json::from_str(&done.text) {
                 Ok(value) => {
-                    let outcome = finished(done, run.turns, run.usage.get(), Stop::Answered);
+                    let outcome = finished(done, run.turns, run.usage.get(), stop);
                     return Ok((value, outcome));
                 }
                 Err(error) if requests > self.limits.retries => {
