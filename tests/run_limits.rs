@@ -87,6 +87,18 @@ async fn worker(task: String) -> String {
     format!("W: {task}")
 }
 
+/// A typed answer.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Verdict {
+    ok: bool,
+}
+
+/// Must give its typed verdict fast.
+#[orchestrator(output = Verdict, timeout = "400ms")]
+async fn hurried_verdict(task: String) -> String {
+    task
+}
+
 async fn start(script: &ScriptedModel) -> (Server, ladoga::testing::ScriptedServer) {
     let model = script.serve().await.expect("serves");
     let server = Server::start(App::new().add_singleton(model.model())).await;
@@ -130,6 +142,32 @@ async fn at_the_deadline_the_run_stops_its_running_calls_and_says_so() {
         "the call in flight was dropped, not finished"
     );
     assert_eq!(script.requests().len(), 1, "no request after the deadline");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_deadline_bounds_the_requests_for_a_typed_answer_too() {
+    let script = ScriptedModel::new([
+        Reply::text("It looks fine."),
+        Reply::text(r#"{"ok": true}"#).after(Duration::from_secs(2)),
+    ]);
+    let (server, _model) = start(&script).await;
+
+    let started = Instant::now();
+    let result = call(&server, "hurried_verdict").await;
+    let took = started.elapsed();
+    assert!(result.is_error, "{result:?}");
+    assert_eq!(
+        text(&result),
+        "the run took longer than 400ms, the time bound of this tool"
+    );
+    assert_eq!(report(&result), json!({"stop": "deadline"}));
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+    assert_eq!(
+        script.requests().len(),
+        2,
+        "the answer, then the one for JSON"
+    );
     server.stop().await;
 }
 

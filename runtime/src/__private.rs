@@ -14,11 +14,10 @@ use std::marker::PhantomData;
 use std::num::{NonZeroU64, NonZeroUsize};
 use std::pin::Pin;
 
-use neva::types::{CallToolResponse, Content};
+use neva::types::CallToolResponse;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 use svir::{Completion, Request};
 
 use crate::{CompletionModel, IntoBrief, Outcome, RunError, ToolPattern};
@@ -94,15 +93,15 @@ impl From<Report> for CallToolResponse {
 /// `structuredContent` (and as JSON text, with the run's report in its `_meta`), or a tool
 /// error. Its schema is `T`'s, which neva's `#[tool]` publishes as the tool's `outputSchema`.
 pub struct Typed<T> {
-    answer: Result<(Value, Outcome), Error>,
+    response: CallToolResponse,
     output: PhantomData<fn() -> T>,
 }
 
 impl<T> Typed<T> {
-    /// The tool error of a run that could not start or did not end in a `T`.
+    /// The tool error of a run that could not start.
     pub fn failed(error: Error) -> Self {
         Self {
-            answer: Err(error),
+            response: CallToolResponse::from(error),
             output: PhantomData,
         }
     }
@@ -120,15 +119,7 @@ impl<T: Output> JsonSchema for Typed<T> {
 
 impl<T> From<Typed<T>> for CallToolResponse {
     fn from(typed: Typed<T>) -> Self {
-        match typed.answer {
-            Ok((structure, outcome)) => {
-                let text = Content::text(structure.to_string());
-                let mut response = crate::report::reported(text, Some(outcome.report()), false);
-                response.struct_content = Some(structure);
-                response
-            }
-            Err(error) => CallToolResponse::from(error),
-        }
+        typed.response
     }
 }
 
@@ -176,15 +167,8 @@ impl<T: Serialize + DeserializeOwned + JsonSchema> Output for T {
     ) -> Pin<Box<dyn Future<Output = Typed<T>> + Send + 'a>> {
         Box::pin(async move {
             let answered = orchestrator.run_as::<_, T>(ctx, model, brief).await;
-            let answered = answered.map_err(|error| {
-                Error::new(neva::error::ErrorCode::InternalError, error.to_string())
-            });
-            let answer = answered.and_then(|(value, outcome)| {
-                let structure = serde_json::to_value(&value)?;
-                Ok((structure, outcome))
-            });
             Typed {
-                answer,
+                response: crate::report::typed_response(answered),
                 output: PhantomData,
             }
         })

@@ -77,7 +77,11 @@ impl Limits {
     }
 
     /// Bounds the whole run in time: at `timeout`, the request or the calls in flight are
-    /// dropped and the run stops as [`Stop::Deadline`](crate::Stop::Deadline).
+    /// dropped and the run stops as [`Stop::Deadline`](crate::Stop::Deadline). The requests
+    /// for a typed answer, and the last one of [`OnLimit::Answer`](crate::OnLimit::Answer) at
+    /// another bound, are within it too (past it the run fails with
+    /// [`RunError::Deadline`](crate::RunError::Deadline)); at the deadline itself, `Answer`
+    /// makes its one last request after it, bounded by the model client's own timeouts.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self

@@ -70,6 +70,8 @@ pub(crate) struct Run {
     done: Vec<(String, ToolResult)>,
     /// The tool a stuck model kept calling.
     stuck_on: Option<String>,
+    /// When the run's time is up, if it is bounded in time.
+    pub(crate) deadline: Option<tokio::time::Instant>,
 }
 
 /// How the turns ended.
@@ -180,12 +182,16 @@ where
             last_text: String::new(),
             done: Vec::new(),
             stuck_on: None,
+            deadline: self
+                .limits
+                .timeout
+                .map(|limit| tokio::time::Instant::now() + limit),
         };
-        let ended = match self.limits.timeout {
+        let ended = match run.deadline {
             None => self.turns(&mut run).await?,
             // At the deadline the request or the calls in flight are dropped; `run` keeps what
             // the turns before them added.
-            Some(limit) => tokio::time::timeout(limit, self.turns(&mut run))
+            Some(deadline) => tokio::time::timeout_at(deadline, self.turns(&mut run))
                 .await
                 .unwrap_or(Ok(Ended::Limit(Stop::Deadline)))?,
         };
@@ -305,9 +311,11 @@ where
             OnLimit::Error => Err(self.limit_error(stop, &run)),
             OnLimit::Answer => {
                 // The tools stay described, so the history of calls still makes sense, but the
-                // model may not call one; a call it makes anyway is never run.
+                // model may not call one; a call it makes anyway is never run. At any bound but
+                // the deadline itself, the request is still within the deadline.
+                let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
                 let request = run.request.tool_choice(ToolChoice::None);
-                let done = self.ask(&request, &run.usage).await?;
+                let done = self.ask_by(deadline, &request, &run.usage).await?;
                 Ok(finished(done, run.turns + 1, run.usage.get(), stop))
             }
             OnLimit::Partial => Ok(Outcome {
@@ -360,6 +368,25 @@ where
             None => note,
         });
         Ok(request)
+    }
+
+    /// One model answer, before `deadline` if there is one, else the run fails at its deadline.
+    pub(crate) async fn ask_by(
+        &self,
+        deadline: Option<tokio::time::Instant>,
+        request: &Request,
+        usage: &SharedUsage,
+    ) -> Result<Completion, RunError> {
+        let Some(deadline) = deadline else {
+            return self.ask(request, usage).await;
+        };
+        tokio::time::timeout_at(deadline, self.ask(request, usage))
+            .await
+            .unwrap_or_else(|_| {
+                Err(RunError::Deadline {
+                    timeout: self.limits.timeout.unwrap_or_default(),
+                })
+            })
     }
 
     /// One model answer, its usage counted.

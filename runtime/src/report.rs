@@ -5,6 +5,7 @@
 //! result's content block, under [`REPORT_KEY`].
 
 use neva::types::{CallToolResponse, Content};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::{Outcome, RunError, Stop};
@@ -66,9 +67,32 @@ pub(crate) fn response(run: Result<Outcome, RunError>) -> CallToolResponse {
             let report = outcome.report();
             reported(Content::text(outcome.text), Some(report), false)
         }
-        Err(error) => {
-            let report = error.stop().map(|stop| json!({"stop": stop.name()}));
-            reported(Content::text(error.to_string()), report, true)
-        }
+        Err(error) => failed(&error),
     }
+}
+
+/// The tool result of a typed run: the answer as `structuredContent` and as JSON text with the
+/// report, or its error as [`response`] gives it.
+pub(crate) fn typed_response<T: Serialize>(
+    run: Result<(T, Outcome), RunError>,
+) -> CallToolResponse {
+    let (value, outcome) = match run {
+        Ok(answered) => answered,
+        Err(error) => return failed(&error),
+    };
+    match serde_json::to_value(&value) {
+        Ok(structure) => {
+            let text = Content::text(structure.to_string());
+            let mut response = reported(text, Some(outcome.report()), false);
+            response.struct_content = Some(structure);
+            response
+        }
+        Err(error) => CallToolResponse::from(neva::error::Error::from(error)),
+    }
+}
+
+/// The tool error of a failed run, with the bound it stopped at when that is why.
+fn failed(error: &RunError) -> CallToolResponse {
+    let report = error.stop().map(|stop| json!({"stop": stop.name()}));
+    reported(Content::text(error.to_string()), report, true)
 }

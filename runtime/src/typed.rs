@@ -111,7 +111,7 @@ where
                 .user(ask)
                 .response_format(schema.clone())
                 .tool_choice(ToolChoice::None);
-            done = self.ask(&run.request, &run.usage).await?;
+            done = self.ask_by(run.deadline, &run.request, &run.usage).await?;
             run.turns += 1;
         }
     }
