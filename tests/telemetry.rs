@@ -145,6 +145,7 @@ async fn a_run_is_an_agent_span_with_chat_and_tool_spans() {
     assert_eq!(agents.len(), 1, "{agents:#?}");
     let (id, agent) = &agents[0];
     assert_eq!(agent["gen_ai.operation.name"], "invoke_agent");
+    assert_eq!(agent["otel.name"], "invoke_agent accountant");
     assert_eq!(agent["gen_ai.request.model"], "scripted");
     assert_eq!(agent["gen_ai.usage.input_tokens"], "32");
     assert_eq!(agent["gen_ai.usage.output_tokens"], "5");
@@ -153,6 +154,8 @@ async fn a_run_is_an_agent_span_with_chat_and_tool_spans() {
 
     let chats = children(&spans, *id, "chat");
     assert_eq!(chats.len(), 2, "{chats:#?}");
+    assert_eq!(chats[0]["otel.name"], "chat scripted");
+    assert_eq!(chats[0]["otel.kind"], "client");
     assert_eq!(chats[0]["gen_ai.usage.input_tokens"], "12");
     assert_eq!(chats[0]["gen_ai.response.finish_reasons"], "ToolCalls");
     assert_eq!(chats[1]["gen_ai.usage.output_tokens"], "1");
@@ -160,6 +163,7 @@ async fn a_run_is_an_agent_span_with_chat_and_tool_spans() {
     let tools = children(&spans, *id, "execute_tool");
     assert_eq!(tools.len(), 1, "{tools:#?}");
     assert_eq!(tools[0]["gen_ai.tool.name"], "add");
+    assert_eq!(tools[0]["otel.name"], "execute_tool add");
     assert_eq!(tools[0]["gen_ai.tool.call.id"], "call_1_0");
     assert!(!tools[0].contains_key("error.type"));
 }

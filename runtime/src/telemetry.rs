@@ -1,6 +1,8 @@
 //! `tracing` spans for a run, its model requests and its tool calls, with the OpenTelemetry
 //! GenAI semantic conventions' attribute names, so an OpenTelemetry layer exports them as
-//! agent, chat and tool spans.
+//! agent, chat and tool spans. `otel.name` and `otel.kind` give `tracing-opentelemetry` the
+//! conventions' span names (`invoke_agent plan_week`, `chat gpt-4o-mini`, `execute_tool
+//! add_task`) and kinds.
 
 use std::sync::Arc;
 
@@ -14,9 +16,15 @@ use crate::{Outcome, RunError, TokenUsage};
 /// The whole run: `invoke_agent`, with the model, the agent's name (the orchestrating tool's)
 /// and, at the end, the usage, the turns and how it stopped.
 pub(crate) fn run(model: &str, agent: Option<&str>) -> Span {
+    let name = match agent {
+        Some(agent) => format!("invoke_agent {agent}"),
+        None => "invoke_agent".to_owned(),
+    };
     tracing::info_span!(
         target: "ladoga",
         "invoke_agent",
+        otel.name = name,
+        otel.kind = "internal",
         gen_ai.operation.name = "invoke_agent",
         gen_ai.provider.name = "openai",
         gen_ai.request.model = model,
@@ -103,6 +111,8 @@ pub(crate) fn chat(model: &str) -> Span {
     tracing::info_span!(
         target: "ladoga",
         "chat",
+        otel.name = format!("chat {model}"),
+        otel.kind = "client",
         gen_ai.operation.name = "chat",
         gen_ai.provider.name = "openai",
         gen_ai.request.model = model,
@@ -129,6 +139,8 @@ pub(crate) fn tool(call: &ToolCall) -> Span {
     tracing::info_span!(
         target: "ladoga",
         "execute_tool",
+        otel.name = format!("execute_tool {}", call.name),
+        otel.kind = "internal",
         gen_ai.operation.name = "execute_tool",
         gen_ai.tool.name = %call.name,
         gen_ai.tool.call.id = %call.id,
