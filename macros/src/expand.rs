@@ -9,7 +9,7 @@ use syn::{ItemFn, LitStr};
 use crate::args::Args;
 use crate::errors::Errors;
 use crate::paths::private;
-use crate::signature::Signature;
+use crate::signature::{Param, Signature};
 
 /// Expands `#[orchestrator(attr)] item`. On any error, the function as written followed by
 /// every error.
@@ -38,11 +38,18 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
         attrs, vis, sig, ..
     } = function;
     let name = &sig.ident;
+    // The MCP arguments, `Dc`s and `Meta`s are the handler's parameters; a `Context` is its own.
     let params = signature
         .params
         .iter()
-        .map(|(ident, ty)| quote! { #ident: #ty });
-    let names = signature.params.iter().map(|(ident, _)| ident);
+        .filter(|param| !param.is_context)
+        .map(|Param { ident, ty, .. }| quote! { #ident: #ty });
+    let contexts = signature
+        .params
+        .iter()
+        .filter(|param| param.is_context)
+        .map(|Param { ident, .. }| quote! { let #ident = ::core::clone::Clone::clone(&__ladoga_ctx); });
+    let names = signature.params.iter().map(|param| &param.ident);
 
     let descr = args
         .descr
@@ -66,7 +73,12 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
     let erase = quote_spanned! { model.span() => #private::model::<#model> };
     let resolve = quote_spanned! { model.span() => #private::resolve::<#model> };
     let output = &signature.output;
-    let brief = quote_spanned! { output.span() => #private::brief(#name(#(#names),*).await) };
+    let brief = quote_spanned! { output.span() =>
+        {
+            #(#contexts)*
+            #private::brief(#name(#(#names),*).await)
+        }
+    };
 
     let settings = settings(args);
     let agent = name.to_string();

@@ -1,5 +1,5 @@
 //! The annotated function, checked: an `async fn` with named parameters, no receiver, no
-//! generics.
+//! generics, and no more parameters than a neva handler has room for.
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -7,10 +7,26 @@ use syn::{Attribute, Expr, ExprLit, FnArg, Ident, ItemFn, Lit, Meta, Pat, Return
 
 use crate::errors::Errors;
 
+/// How many parameters a neva tool handler takes, `Context`, `Meta` and `Dc` included.
+const HANDLER_PARAMS: usize = 5;
+
+/// The handler parameters the orchestrator itself takes: the request's `Context` and `_meta`.
+const OWN_PARAMS: usize = 2;
+
+/// One parameter of the function, passed through to the body in order.
+pub(crate) struct Param {
+    /// Its name, which is the MCP argument's name.
+    pub(crate) ident: Ident,
+    /// Its type.
+    pub(crate) ty: Type,
+    /// A `Context`, which the handler hands over from its own instead of taking a second one.
+    pub(crate) is_context: bool,
+}
+
 /// What the expansion needs of the function.
 pub(crate) struct Signature {
     /// The parameters, passed through to the body in order.
-    pub(crate) params: Vec<(Ident, Type)>,
+    pub(crate) params: Vec<Param>,
     /// The doc comment, joined, for the tool's description.
     pub(crate) doc: Option<String>,
     /// The return type's tokens, which diagnostics about the brief point at.
@@ -42,7 +58,11 @@ impl Signature {
                 ),
                 FnArg::Typed(typed) => match &*typed.pat {
                     Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
-                        params.push((pat.ident.clone(), (*typed.ty).clone()));
+                        params.push(Param {
+                            ident: pat.ident.clone(),
+                            ty: (*typed.ty).clone(),
+                            is_context: is_context(&typed.ty),
+                        });
                     }
                     other => errors.at(
                         other,
@@ -51,6 +71,7 @@ impl Signature {
                 },
             }
         }
+        check_room(&params, errors);
         let output = match &sig.output {
             ReturnType::Default => {
                 errors.at(
@@ -67,6 +88,29 @@ impl Signature {
             output,
         }
     }
+}
+
+/// Records an error at the first parameter past what a neva handler has room for. A `Context`
+/// takes no room: the handler passes its own.
+fn check_room(params: &[Param], errors: &mut Errors) {
+    let room = HANDLER_PARAMS - OWN_PARAMS;
+    if let Some(extra) = params.iter().filter(|param| !param.is_context).nth(room) {
+        errors.at(
+            &extra.ident,
+            format!(
+                "`#[orchestrator]` takes at most {room} parameters besides `Context`: a neva tool \
+                 handler takes {HANDLER_PARAMS}, and the orchestrator's uses {OWN_PARAMS} for the \
+                 request's context and `_meta`; gather the arguments in one struct argument, \
+                 such as `trip: Json<Trip>` with `#[derive(Deserialize, JsonSchema)] struct Trip`"
+            ),
+        );
+    }
+}
+
+/// Whether `ty` names neva's `Context`, by its last path segment as neva's own macros do.
+fn is_context(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none()
+        && path.path.segments.last().is_some_and(|last| last.ident == "Context"))
 }
 
 /// The doc comment's lines, trimmed and joined; `None` when there is none.

@@ -62,6 +62,12 @@ mod typed;
 #[doc(hidden)]
 pub mod __private;
 
+/// The README's Rust blocks, compiled (and run, unless marked `no_run`) by the doc tests, so the
+/// README cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+mod readme {}
+
 pub use brief::IntoBrief;
 pub use error::RunError;
 pub use ladoga_macros::orchestrator;

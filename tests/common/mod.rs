@@ -22,10 +22,23 @@ impl Server {
     /// Runs `app` (with every `#[tool]` and `#[orchestrator]` of this test binary) over HTTP on
     /// a free loopback port, and waits until it accepts connections.
     pub async fn start(app: App) -> Self {
+        Self::serve(app, Some(Duration::from_secs(60))).await
+    }
+
+    /// Runs `app` as [`Server::start`] does, but on neva's default request timeout (10 s).
+    pub async fn start_with_default_timeout(app: App) -> Self {
+        Self::serve(app, None).await
+    }
+
+    /// Runs `app` over HTTP, with `timeout` as neva's request timeout if given.
+    async fn serve(app: App, timeout: Option<Duration>) -> Self {
         let addr = free_addr();
         let app = app.without_greeting().with_options(|opt| {
-            opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
-                .with_timeout(Duration::from_secs(60))
+            let opt = opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"));
+            match timeout {
+                Some(timeout) => opt.with_timeout(timeout),
+                None => opt,
+            }
         });
         let (app, shutdown) = app.with_shutdown();
         let task = tokio::spawn(app.run());
