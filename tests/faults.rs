@@ -270,12 +270,19 @@ async fn a_stream_that_stalls_after_its_first_event_is_a_tool_error_and_its_call
     server.stop().await;
 }
 
-#[tokio::test]
-async fn when_the_caller_drops_its_connection_the_run_and_its_running_call_stop() {
+/// What the server did after a caller in its own process was killed mid-run, its connection
+/// dropped with no cancellation sent: model requests and tool calls made while it ran, then 2.5 s
+/// later, and how many `linger` calls had ended by each point.
+struct AfterTheCallerDied {
+    requests: (usize, usize),
+    calls: (usize, usize),
+    ended: (usize, usize),
+}
+
+/// Kills an `ask` caller while the second call of `linger` runs, and watches for 2.5 s.
+async fn kill_the_caller_mid_run() -> AfterTheCallerDied {
     let script = ScriptedModel::from_fn(|_| Reply::call("linger", json!({})));
     let (server, _model) = start(&script).await;
-    // A real MCP client in its own process, killed mid-run: its connection drops with no
-    // cancellation sent.
     let mut caller = tokio::process::Command::new(env!("CARGO_BIN_EXE_ask"))
         .args(["--url", &format!("http://{}/mcp", server.addr)])
         .args(["assistant", "task=forever"])
@@ -284,7 +291,6 @@ async fn when_the_caller_drops_its_connection_the_run_and_its_running_call_stop(
         .kill_on_drop(true)
         .spawn()
         .expect("the ask binary starts");
-    // Killed while the second call of `linger` is running.
     let started = Instant::now();
     while LINGERS.load(Ordering::SeqCst) < 2 {
         assert!(
@@ -294,26 +300,61 @@ async fn when_the_caller_drops_its_connection_the_run_and_its_running_call_stop(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     caller.kill().await.expect("the caller is killed");
-    let (requests, lingers) = (script.requests().len(), LINGERS.load(Ordering::SeqCst));
-    assert_eq!(LINGERED.load(Ordering::SeqCst), 1, "the first call ended");
-
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    assert_eq!(
+    let at_kill = (
+        script.requests().len(),
+        LINGERS.load(Ordering::SeqCst),
         LINGERED.load(Ordering::SeqCst),
-        1,
+    );
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let later = (
+        script.requests().len(),
+        LINGERS.load(Ordering::SeqCst),
+        LINGERED.load(Ordering::SeqCst),
+    );
+    server.stop().await;
+    AfterTheCallerDied {
+        requests: (at_kill.0, later.0),
+        calls: (at_kill.1, later.1),
+        ended: (at_kill.2, later.2),
+    }
+}
+
+/// MCP 2026-07-28: a request whose connection drops is cancelled.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test]
+async fn when_the_caller_drops_its_connection_the_run_and_its_running_call_stop() {
+    let seen = kill_the_caller_mid_run().await;
+    assert_eq!(seen.ended.0, 1, "the first call ended");
+    assert_eq!(
+        seen.ended.1, 1,
         "the call running when the caller went away was dropped"
     );
     assert_eq!(
-        script.requests().len(),
-        requests,
+        seen.requests.1, seen.requests.0,
         "no model request after the caller went away"
     );
     assert_eq!(
-        LINGERS.load(Ordering::SeqCst),
-        lingers,
+        seen.calls.1, seen.calls.0,
         "no tool call after the caller went away"
     );
-    server.stop().await;
+}
+
+/// MCP 2025-11-25 and older: a dropped connection is not a cancellation (only
+/// `notifications/cancelled` is), so the run goes on to its bounds.
+#[cfg(feature = "legacy-spec")]
+#[tokio::test]
+async fn when_the_caller_drops_its_connection_without_cancelling_the_run_goes_on() {
+    let seen = kill_the_caller_mid_run().await;
+    assert_eq!(seen.ended.0, 1, "the first call ended");
+    assert!(
+        seen.ended.1 >= 2,
+        "the call running when the caller went away finished"
+    );
+    assert!(
+        seen.requests.1 > seen.requests.0,
+        "the run went on asking the model"
+    );
+    assert!(seen.calls.1 > seen.calls.0, "the run went on calling tools");
 }
 
 #[tokio::test]

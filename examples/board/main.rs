@@ -17,7 +17,6 @@ mod tasks;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::Parser;
 use neva::prelude::*;
@@ -120,11 +119,9 @@ async fn main() -> ExitCode {
     let app = App::new()
         .without_greeting()
         .with_options(|opt| {
-            // An orchestration takes several model answers: far longer than neva's default
-            // 10 s request timeout.
-            let opt = opt
-                .with_name("board")
-                .with_timeout(Duration::from_secs(600));
+            // neva's request timeout (`with_timeout`) bounds the server's own requests to its
+            // client, not a call's handling: an orchestration needs no longer one.
+            let opt = opt.with_name("board");
             if cli.stdio {
                 opt.with_stdio()
             } else {
