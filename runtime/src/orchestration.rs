@@ -211,7 +211,7 @@ where
         if self.at_depth_bound.is_some() {
             let done = self.ask(&run.request, &run.usage).await?;
             run.turns = 1;
-            run.progress.answered(run.turns);
+            run.progress.answered(run.turns).await;
             return Ok(Ended::Answered(done, Stop::Depth));
         }
         let bound = self.limits.turns.get();
@@ -224,7 +224,7 @@ where
             let done = self.ask(&run.request, &run.usage).await?;
             run.turns += 1;
             if done.calls.is_empty() {
-                run.progress.answered(run.turns);
+                run.progress.answered(run.turns).await;
                 return Ok(Ended::Answered(done, Stop::Answered));
             }
             run.progress.turn(run.turns, &done.calls);

@@ -6,6 +6,8 @@
 //! for log messages; the server installs its layer (`neva::types::notification::fmt::layer`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+#[cfg(feature = "legacy-spec")]
+use std::time::Duration;
 
 use neva::types::ProgressToken;
 use svir::ToolCall;
@@ -45,10 +47,11 @@ impl Progress {
         self.notify(turn - 1, answered + 1, calls + 1);
     }
 
-    /// The model answered at turn `turn`: progress `turn`.
-    pub(crate) fn answered(&self, turn: usize) {
+    /// The model answered at turn `turn`: progress `turn`, let out before the result.
+    pub(crate) async fn answered(&self, turn: usize) {
         tracing::info!(target: "ladoga", "turn {turn}/{}: answered", self.total);
         self.notify(turn, 0, 1);
+        settle(self.token.as_ref()).await;
     }
 
     /// Progress `done` turns and `step / steps` of the next.
@@ -67,4 +70,24 @@ impl Progress {
             other => tracing::info!(target: "progress", token = %other, value, total),
         }
     }
+}
+
+/// How long a run of the `legacy-spec` build that reported progress waits before its result.
+#[cfg(feature = "legacy-spec")]
+const SETTLE: Duration = Duration::from_millis(25);
+
+/// Lets a run's last notifications reach its caller before its result does.
+///
+/// Under MCP 2025-11-25 over HTTP, neva 0.9 sends a request's notifications on the session's
+/// `GET` stream and its result as the `POST`'s body: nothing orders the two, and the official
+/// SDKs drop a progress notification that comes after its result (measured: the last one came
+/// 0.1 to 3 ms late in 7 of 60 calls). A run that reported progress waits [`SETTLE`] before it
+/// answers. MCP 2026-07-28 sends both on the request's own stream, in order: nothing to wait for.
+async fn settle(token: Option<&ProgressToken>) {
+    #[cfg(feature = "legacy-spec")]
+    if token.is_some() {
+        tokio::time::sleep(SETTLE).await;
+    }
+    #[cfg(not(feature = "legacy-spec"))]
+    let _ = token;
 }
