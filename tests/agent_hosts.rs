@@ -44,12 +44,9 @@ async fn board_called_by(make: impl FnOnce(SocketAddr) -> Command) -> (Value, Sc
     (answer, script)
 }
 
-#[tokio::test]
-#[ignore = "needs PydanticAI: run by scripts/test"]
-async fn a_pydantic_ai_agent_calls_plan_week_through_its_mcp_toolset() {
-    let (answer, _) = board_called_by(|addr| python_host("pydantic_ai_host.py", addr)).await;
-    // The agent's model was offered the board's tools, asked for `plan_week` with the focus, and
-    // the agent answered with the result that reached it.
+/// A whole agent's model was offered the board's tools, asked for `plan_week` with the focus,
+/// and the agent answered with the result that reached it.
+fn check_agent(answer: &Value) {
     assert_eq!(
         answer["offered"], answer["tools"],
         "the model saw the tools: {answer}"
@@ -59,15 +56,17 @@ async fn a_pydantic_ai_agent_calls_plan_week_through_its_mcp_toolset() {
 }
 
 #[tokio::test]
+#[ignore = "needs PydanticAI: run by scripts/test"]
+async fn a_pydantic_ai_agent_calls_plan_week_through_its_mcp_toolset() {
+    let (answer, _) = board_called_by(|addr| python_host("pydantic_ai_host.py", addr)).await;
+    check_agent(&answer);
+}
+
+#[tokio::test]
 #[ignore = "needs the OpenAI Agents SDK: run by scripts/test"]
 async fn an_openai_agents_sdk_agent_calls_plan_week_through_its_mcp_server() {
     let (answer, _) = board_called_by(|addr| python_host("openai_agents_host.py", addr)).await;
-    assert_eq!(
-        answer["offered"], answer["tools"],
-        "the model saw the tools: {answer}"
-    );
-    assert_eq!(answer["arguments"], json!({"focus": "the release"}));
-    assert_eq!(answer["output"], answer["text"], "{answer}");
+    check_agent(&answer);
 }
 
 #[tokio::test]
