@@ -184,7 +184,7 @@ async fn the_partial_policy_returns_the_work_done_before_the_deadline() {
     assert_eq!(
         report(&result),
         json!({"stop": "deadline", "turns": 2, "partial": true,
-               "usage": {"input_tokens": 20, "output_tokens": 10}}),
+               "usage": {"input_tokens": 20, "output_tokens": 10}, "model": "scripted"}),
         "two answers came back, the second one's call was running at the deadline"
     );
     assert_eq!(

@@ -158,6 +158,7 @@ async fn a_run_is_an_agent_span_with_chat_and_tool_spans() {
     assert_eq!(chats[0]["otel.kind"], "client");
     assert_eq!(chats[0]["gen_ai.usage.input_tokens"], "12");
     assert_eq!(chats[0]["gen_ai.response.finish_reasons"], "ToolCalls");
+    assert_eq!(chats[0]["gen_ai.response.model"], "scripted");
     assert_eq!(chats[1]["gen_ai.usage.output_tokens"], "1");
 
     let tools = children(&spans, *id, "execute_tool");
@@ -256,4 +257,47 @@ async fn a_run_whose_caller_gives_up_ends_as_cancelled_with_its_usage() {
     assert_eq!(ended[0].1["ladoga.stop"], "cancelled", "{ended:#?}");
     assert_eq!(ended[0].1["gen_ai.usage.input_tokens"], "11");
     server.stop().await;
+}
+
+/// Adds up, through whichever model can.
+#[orchestrator(model = ladoga::Fallback)]
+async fn fallback_accountant(task: String) -> String {
+    task
+}
+
+#[tokio::test]
+async fn a_chat_span_names_the_model_asked_and_the_model_that_answered() {
+    let spans = recorded();
+    let primary = ScriptedModel::new([Reply::failure(503, "down")]);
+    let backup = ScriptedModel::new([Reply::text("5")]);
+    let (primary_server, backup_server) = (
+        primary.serve().await.unwrap(),
+        backup.serve().await.unwrap(),
+    );
+    let model = |server: &ladoga::testing::ScriptedServer, name: &str| {
+        let client = svir::Client::openai(server.url()).build().unwrap();
+        ladoga::Model::new(client, name)
+    };
+    let fallback = ladoga::Fallback::new([
+        model(&primary_server, "primary"),
+        model(&backup_server, "backup"),
+    ]);
+    let server = Server::start(App::new().add_singleton(fallback)).await;
+    let client = server.client().await;
+    let result = client
+        .tools()
+        .call("fallback_accountant", [("task", "2 + 3")])
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "5");
+    server.stop().await;
+
+    let agents = agent_spans(&spans, "fallback_accountant");
+    assert_eq!(agents.len(), 1, "{agents:#?}");
+    let (id, agent) = &agents[0];
+    assert_eq!(agent["gen_ai.request.model"], "primary");
+    let chats = children(&spans, *id, "chat");
+    assert_eq!(chats.len(), 1, "{chats:#?}");
+    assert_eq!(chats[0]["gen_ai.request.model"], "primary");
+    assert_eq!(chats[0]["gen_ai.response.model"], "backup");
 }

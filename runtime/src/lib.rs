@@ -42,6 +42,7 @@
 
 mod brief;
 mod error;
+mod fallback;
 mod limits;
 mod model;
 mod on_limit;
@@ -70,6 +71,7 @@ mod readme {}
 
 pub use brief::IntoBrief;
 pub use error::RunError;
+pub use fallback::Fallback;
 pub use ladoga_macros::orchestrator;
 pub use limits::{DEFAULT_OUTPUT_RETRIES, DEFAULT_TURNS, Limits};
 pub use model::{CompletionModel, DEFAULT_RETRIES, Model};

@@ -12,7 +12,7 @@ use crate::progress::Progress;
 use crate::repeats::{self, Repeat, Repeats};
 use crate::shared_usage::SharedUsage;
 use crate::{CompletionModel, IntoBrief, Limits, OnLimit, Outcome, RunError, Stop, TokenUsage};
-use crate::{partial, result_limit, telemetry};
+use crate::{fallback, partial, result_limit, telemetry};
 
 /// One run of the loop over any [`Toolbox`] and any [`CompletionModel`], without the macro.
 ///
@@ -70,6 +70,8 @@ pub(crate) struct Run {
     done: Vec<(String, ToolResult)>,
     /// The tool a stuck model kept calling.
     stuck_on: Option<String>,
+    /// The model that answered the last request, by its name.
+    pub(crate) answered_by: Option<String>,
     /// When the run's time is up, if it is bounded in time.
     pub(crate) deadline: Option<tokio::time::Instant>,
 }
@@ -182,6 +184,7 @@ where
             last_text: String::new(),
             done: Vec::new(),
             stuck_on: None,
+            answered_by: None,
             deadline: self
                 .limits
                 .timeout
@@ -201,7 +204,13 @@ where
     /// The outcome of the turns: the answer, or the policy at the bound.
     pub(crate) async fn conclude(&self, ended: Ended, run: Run) -> Result<Outcome, RunError> {
         match ended {
-            Ended::Answered(done, stop) => Ok(finished(done, run.turns, run.usage.get(), stop)),
+            Ended::Answered(done, stop) => Ok(finished(
+                done,
+                run.answered_by,
+                run.turns,
+                run.usage.get(),
+                stop,
+            )),
             Ended::Limit(stop) => self.at_limit(stop, run).await,
         }
     }
@@ -209,7 +218,8 @@ where
     /// The turns, until an answer or a bound.
     async fn turns(&self, run: &mut Run) -> Result<Ended, RunError> {
         if self.at_depth_bound.is_some() {
-            let done = self.ask(&run.request, &run.usage).await?;
+            let (done, by) = self.ask(&run.request, &run.usage).await?;
+            run.answered_by = Some(by);
             run.turns = 1;
             run.progress.answered(run.turns).await;
             return Ok(Ended::Answered(done, Stop::Depth));
@@ -221,7 +231,8 @@ where
             {
                 return Ok(Ended::Limit(Stop::Budget));
             }
-            let done = self.ask(&run.request, &run.usage).await?;
+            let (done, by) = self.ask(&run.request, &run.usage).await?;
+            run.answered_by = Some(by);
             run.turns += 1;
             if done.calls.is_empty() {
                 run.progress.answered(run.turns).await;
@@ -315,8 +326,14 @@ where
                 // the deadline itself, the request is still within the deadline.
                 let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
                 let request = run.request.tool_choice(ToolChoice::None);
-                let done = self.ask_by(deadline, &request, &run.usage).await?;
-                Ok(finished(done, run.turns + 1, run.usage.get(), stop))
+                let (done, by) = self.ask_by(deadline, &request, &run.usage).await?;
+                Ok(finished(
+                    done,
+                    Some(by),
+                    run.turns + 1,
+                    run.usage.get(),
+                    stop,
+                ))
             }
             OnLimit::Partial => Ok(Outcome {
                 text: partial::text(stop, &run.last_text, &run.done),
@@ -325,6 +342,7 @@ where
                 stop,
                 finish: svir::FinishReason::ToolCalls,
                 partial: true,
+                model: run.answered_by,
             }),
         }
     }
@@ -370,13 +388,14 @@ where
         Ok(request)
     }
 
-    /// One model answer, before `deadline` if there is one, else the run fails at its deadline.
+    /// One model answer and the model that gave it, before `deadline` if there is one, else
+    /// the run fails at its deadline.
     pub(crate) async fn ask_by(
         &self,
         deadline: Option<tokio::time::Instant>,
         request: &Request,
         usage: &SharedUsage,
-    ) -> Result<Completion, RunError> {
+    ) -> Result<(Completion, String), RunError> {
         let Some(deadline) = deadline else {
             return self.ask(request, usage).await;
         };
@@ -389,25 +408,34 @@ where
             })
     }
 
-    /// One model answer, its usage counted.
+    /// One model answer, its usage counted, and the name of the model that gave it: the
+    /// model's own, or the one a [`Fallback`](crate::Fallback) within it noted.
     pub(crate) async fn ask(
         &self,
         request: &Request,
         usage: &SharedUsage,
-    ) -> Result<Completion, RunError> {
+    ) -> Result<(Completion, String), RunError> {
         let span = telemetry::chat(self.model.name());
-        let done = self.model.complete(request).instrument(span.clone()).await;
+        let answer = fallback::answered_by(self.model.complete(request));
+        let (done, by) = answer.instrument(span.clone()).await;
         let done = done.map_err(|error| {
             tracing::warn!(target: "ladoga", parent: &span, ?error, "the model request failed");
             RunError::Model(error)
         })?;
-        telemetry::answered(&span, &done);
+        let by = by.unwrap_or_else(|| self.model.name().to_owned());
+        telemetry::answered(&span, &done, &by);
         usage.add(done.usage);
-        Ok(done)
+        Ok((done, by))
     }
 }
 
-pub(crate) fn finished(done: Completion, turns: usize, usage: TokenUsage, stop: Stop) -> Outcome {
+pub(crate) fn finished(
+    done: Completion,
+    model: Option<String>,
+    turns: usize,
+    usage: TokenUsage,
+    stop: Stop,
+) -> Outcome {
     tracing::debug!(target: "ladoga", turns, ?stop, "the model answered");
     tracing::debug!(target: "ladoga", answer = %done.text, "the answer");
     Outcome {
@@ -417,6 +445,7 @@ pub(crate) fn finished(done: Completion, turns: usize, usage: TokenUsage, stop: 
         stop,
         finish: done.finish,
         partial: false,
+        model,
     }
 }
 

@@ -21,6 +21,10 @@ pub struct Outcome {
     /// The run stopped at a bound and `text` is the work so far: the last text the model wrote
     /// and every tool result, under a first line saying so.
     pub partial: bool,
+    /// The name of the model that answered the last request: the model's own, or for a
+    /// [`Fallback`](crate::Fallback), the one of its models that answered. `None` when no
+    /// request was answered, as for a partial result at a deadline the first request missed.
+    pub model: Option<String>,
 }
 
 /// Why an orchestration stopped.

@@ -11,14 +11,15 @@ use serde_json::{Value, json};
 use crate::{Outcome, RunError, Stop};
 
 /// The `_meta` key the report is under: `{"stop": "answered", "turns": 2, "partial": false,
-/// "usage": {"input_tokens": 25, "output_tokens": 10}}`. `stop` is one of `answered`, `turns`,
-/// `deadline`, `budget`, `stuck` and `depth` ([`Stop::name`]).
+/// "usage": {"input_tokens": 25, "output_tokens": 10}, "model": "qwen3"}`. `stop` is one of
+/// `answered`, `turns`, `deadline`, `budget`, `stuck` and `depth` ([`Stop::name`]); `model` is
+/// the model that answered the last request ([`Outcome::model`]), absent when none did.
 pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
 
 impl Outcome {
     /// The report a tool result carries, as JSON.
     pub fn report(&self) -> Value {
-        json!({
+        let mut report = json!({
             "stop": self.stop.name(),
             "turns": self.turns,
             "partial": self.partial,
@@ -26,7 +27,11 @@ impl Outcome {
                 "input_tokens": self.usage.input,
                 "output_tokens": self.usage.output,
             },
-        })
+        });
+        if let Some(model) = &self.model {
+            report["model"] = json!(model);
+        }
+        report
     }
 }
 

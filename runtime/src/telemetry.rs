@@ -106,7 +106,8 @@ fn error_type(error: &RunError) -> &'static str {
     }
 }
 
-/// One model request: `chat`, with the model and, once answered, the usage and finish reason.
+/// One model request: `chat`, with the model and, once answered, the model that answered (a
+/// [`Fallback`](crate::Fallback)'s may be another), the usage and the finish reason.
 pub(crate) fn chat(model: &str) -> Span {
     tracing::info_span!(
         target: "ladoga",
@@ -116,14 +117,16 @@ pub(crate) fn chat(model: &str) -> Span {
         gen_ai.operation.name = "chat",
         gen_ai.provider.name = "openai",
         gen_ai.request.model = model,
+        gen_ai.response.model = Empty,
         gen_ai.response.finish_reasons = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
     )
 }
 
-/// Records the answer of a model request on its span.
-pub(crate) fn answered(span: &Span, done: &Completion) {
+/// Records the answer of a model request, and the model that gave it, on its span.
+pub(crate) fn answered(span: &Span, done: &Completion, model: &str) {
+    span.record("gen_ai.response.model", model);
     span.record(
         "gen_ai.response.finish_reasons",
         tracing::field::debug(&done.finish),

@@ -81,7 +81,7 @@ where
         loop {
             let error = match serde_json::from_str(&done.text) {
                 Ok(value) => {
-                    let outcome = finished(done, run.turns, run.usage.get(), stop);
+                    let outcome = finished(done, run.answered_by, run.turns, run.usage.get(), stop);
                     return Ok((value, outcome));
                 }
                 Err(error) if requests > self.limits.retries => {
@@ -111,7 +111,9 @@ where
                 .user(ask)
                 .response_format(schema.clone())
                 .tool_choice(ToolChoice::None);
-            done = self.ask_by(run.deadline, &run.request, &run.usage).await?;
+            let by;
+            (done, by) = self.ask_by(run.deadline, &run.request, &run.usage).await?;
+            run.answered_by = Some(by);
             run.turns += 1;
         }
     }
