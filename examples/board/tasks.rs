@@ -1,4 +1,5 @@
-//! The task board: its state, the tools that keep it, and the orchestrator that plans with them.
+//! The task board: its state, the tools that keep it, the resource and prompt that show it, and
+//! the orchestrators that plan and review with them.
 
 use std::sync::Mutex;
 
@@ -38,6 +39,11 @@ async fn add_task(board: Dc<Board>, title: String) -> String {
 
 #[tool(descr = "Lists every task on the board with its id and whether it is done")]
 async fn list_tasks(board: Dc<Board>) -> String {
+    listing(&board)
+}
+
+/// Every task with its id and whether it is done, one a line.
+fn listing(board: &Board) -> String {
     let tasks = board.tasks();
     if tasks.is_empty() {
         return "The board is empty.".to_owned();
@@ -84,6 +90,24 @@ async fn plan_week(focus: String) -> String {
     format!("Plan my week around {focus}. Add the tasks to my board.")
 }
 
+/// The board as text, for a client to show or attach, and for `review` to read.
+#[resource(
+    uri = "board://tasks",
+    descr = "Every task on the board with its id and whether it is done",
+    mime = "text/plain"
+)]
+async fn board_tasks(board: Dc<Board>, uri: Uri) -> TextResourceContents {
+    TextResourceContents::new(uri, listing(&board)).with_mime("text/plain")
+}
+
+/// The prompt a review opens with, which a client can offer its user too.
+#[prompt(descr = "Asks for a review of the task board around a focus")]
+async fn review_board(focus: String) -> PromptMessage {
+    PromptMessage::user().with(format!(
+        "Review my task board with {focus} in mind: summarize it and list the open tasks."
+    ))
+}
+
 /// A review of the board: what it adds up to, and what is still to do.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Review {
@@ -96,9 +120,12 @@ pub struct Review {
 /// Reviews the task board around a focus: a summary and the open tasks, as structured data.
 #[orchestrator(
     system = "You review the user's task board with the tools you have.",
+    prompt = "review_board",
+    attach = ["board://tasks"],
     output = Review,
     turns = 4
 )]
 async fn review(focus: String) -> String {
-    format!("Review my board with {focus} in mind: summarize it and list the open tasks.")
+    // The brief opens with the `review_board` prompt for this focus, then this, then the board.
+    format!("The board as it stands is attached; keep {focus} first.")
 }

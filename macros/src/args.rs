@@ -12,12 +12,15 @@ use syn::{Expr, ExprArray, ExprLit, Ident, Lit, LitBool, LitInt, LitStr, Token, 
 
 use crate::duration;
 use crate::errors::Errors;
+use crate::uri::UriTemplate;
 
 /// Every argument `#[orchestrator]` takes.
-const KNOWN: [&str; 22] = [
+const KNOWN: [&str; 24] = [
     "descr",
     "title",
     "system",
+    "prompt",
+    "attach",
     "turns",
     "depth",
     "recurse",
@@ -50,6 +53,10 @@ const MAX_TOOL_NAME: usize = 128;
 pub(crate) struct Args {
     pub(crate) descr: Option<LitStr>,
     pub(crate) system: Option<LitStr>,
+    /// The server prompt the brief opens with.
+    pub(crate) prompt: Option<LitStr>,
+    /// The server resources attached to the brief.
+    pub(crate) attach: Vec<UriTemplate>,
     pub(crate) turns: Option<Bound>,
     pub(crate) depth: Option<Bound>,
     pub(crate) recurse: bool,
@@ -196,6 +203,8 @@ impl Args {
         match name {
             "descr" => self.descr = string(&value, name, errors),
             "system" => self.system = string(&value, name, errors),
+            "prompt" => self.prompt = prompt(&value, errors),
+            "attach" => self.attach = uris(&value, errors),
             "turns" => self.turns = bound(&value, name, errors),
             "depth" => self.depth = bound(&value, name, errors),
             "tools" => self.tools = patterns(&value, name, errors),
@@ -231,6 +240,8 @@ fn example(name: &str) -> &'static str {
         "descr" => "`descr = \"Plans the week\"`",
         "title" => "`title = \"Week planner\"`",
         "system" => "`system = \"You keep the user's task board.\"`",
+        "prompt" => "`prompt = \"review_board\"`",
+        "attach" => "`attach = [\"board://tasks/{focus}\"]`",
         "turns" => "`turns = 8`",
         "depth" => "`depth = 4`",
         "tools" => "`tools = [\"add_*\", \"list_tasks\"]`",
@@ -263,6 +274,37 @@ fn string(value: &Expr, name: &str, errors: &mut Errors) -> Option<LitStr> {
             None
         }
     }
+}
+
+/// `prompt = "name"`: a prompt's name, not empty.
+fn prompt(value: &Expr, errors: &mut Errors) -> Option<LitStr> {
+    let name = string(value, "prompt", errors)?;
+    if name.value().trim().is_empty() {
+        errors.at(
+            &name,
+            format!(
+                "`prompt` names a prompt of the server: {}",
+                example("prompt")
+            ),
+        );
+        return None;
+    }
+    Some(name)
+}
+
+/// `attach = ["uri", …]`: resource URIs, each with its placeholders.
+fn uris(value: &Expr, errors: &mut Errors) -> Vec<UriTemplate> {
+    strings(value, "attach", errors)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|lit| match UriTemplate::parse(lit) {
+            Ok(uri) => Some(uri),
+            Err(why) => {
+                errors.at(lit, format!("this is no resource URI to attach: {why}"));
+                None
+            }
+        })
+        .collect()
 }
 
 fn bound(value: &Expr, name: &str, errors: &mut Errors) -> Option<Bound> {
@@ -441,6 +483,24 @@ mod tests {
         assert!(errors.contains("expected an integer"), "{errors}");
         assert!(errors.contains("unknown argument `colour`"), "{errors}");
         assert!(errors.contains("duplicate argument `turns`"), "{errors}");
+    }
+
+    #[test]
+    fn prompt_and_attach_are_checked() {
+        let (args, errors) = parse(quote! {
+            prompt = "review_board", attach = ["board://tasks", "board://tasks/{status}"]
+        });
+        assert!(errors.is_none(), "{errors:?}");
+        assert_eq!(args.prompt.unwrap().value(), "review_board");
+        assert_eq!(args.attach.len(), 2);
+
+        let (_, errors) = parse(quote! { prompt = "", attach = "board://tasks" });
+        let errors = errors.expect("errors");
+        assert!(errors.contains("names a prompt of the server"), "{errors}");
+        assert!(errors.contains("expected a list of strings"), "{errors}");
+
+        let (_, errors) = parse(quote! { attach = ["board://{a"] });
+        assert!(errors.expect("errors").contains("never closed"));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::args::Args;
 use crate::errors::Errors;
 use crate::paths::private;
 use crate::signature::{Param, Signature};
+use crate::uri::{Piece, UriTemplate};
 
 /// Expands `#[orchestrator(attr)] item`. On any error, the function as written followed by
 /// every error.
@@ -25,6 +26,7 @@ pub(crate) fn orchestrator(attr: TokenStream, item: TokenStream) -> TokenStream 
     let mut errors = Errors::default();
     let args = Args::parse(attr, &mut errors);
     let signature = Signature::check(&function, &mut errors);
+    check_placeholders(&args, &signature, &mut errors);
     match errors.into_compile_errors() {
         Some(errors) => quote! { #function #errors },
         None => handler(&function, &args, &signature),
@@ -86,13 +88,17 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
     inner.attrs.retain(|attr| !attr.path().is_ident("doc"));
     inner.vis = syn::Visibility::Inherited;
 
+    let briefing = briefing(args, signature);
+    // The orchestrator is built before the body runs: the prompt's arguments and the URIs read
+    // the parameters the body then takes.
     let run = quote! {
         let __ladoga_model = #resolve(&__ladoga_ctx)?;
-        let __ladoga_brief = #brief;
         let __ladoga_orchestrator = #private::Orchestrator::new()
             .name(#agent)
             #settings
+            #briefing
             .progress(__ladoga_meta.0.progress_token);
+        let __ladoga_brief = #brief;
         let __ladoga_model = #erase(&*__ladoga_model);
     };
     // A typed orchestrator returns `Typed<T>`, whose schema neva publishes as `outputSchema`.
@@ -133,6 +139,84 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
             #body
         }
     }
+}
+
+/// Records an error at each `attach` URI with a placeholder that names no parameter.
+fn check_placeholders(args: &Args, signature: &Signature, errors: &mut Errors) {
+    let names: Vec<String> = signature
+        .params
+        .iter()
+        .filter(|param| !param.is_context)
+        .map(|param| param.ident.to_string())
+        .collect();
+    for uri in &args.attach {
+        for name in uri.params() {
+            if !names.iter().any(|known| known == name) {
+                let known = if names.is_empty() {
+                    "it has none".to_owned()
+                } else {
+                    let names: Vec<_> = names.iter().map(|name| format!("`{name}`")).collect();
+                    format!("it has {}", names.join(", "))
+                };
+                errors.at(
+                    &uri.lit,
+                    format!(
+                        "`{{{name}}}` is no parameter of this orchestrator: a placeholder in \
+                         `attach` stands for a parameter's value, and {known}"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The `prompt` and `attach` builder calls. The prompt is offered every MCP parameter whose
+/// type serializes, and takes those it declares; each URI is its text with each placeholder
+/// replaced by its parameter's `Display`.
+fn briefing(args: &Args, signature: &Signature) -> TokenStream {
+    let private = private();
+    let mut calls = TokenStream::new();
+    if let Some(prompt) = &args.prompt {
+        let offered: Vec<_> = signature
+            .params
+            .iter()
+            .filter(|param| !param.is_context)
+            .map(|Param { ident, .. }| {
+                let name = syn::ext::IdentExt::unraw(ident).to_string();
+                quote! { (#name, (&#private::PromptArg(&#ident)).prompt_value()) }
+            })
+            .collect();
+        let values = if offered.is_empty() {
+            quote! { () }
+        } else {
+            quote! {{
+                use #private::{ByValue as _, NoValue as _};
+                [#(#offered),*]
+            }}
+        };
+        calls.extend(quote! { .prompt(#prompt, #values) });
+    }
+    for uri in &args.attach {
+        let uri = uri_expr(uri);
+        calls.extend(quote! { .attach(#uri) });
+    }
+    calls
+}
+
+/// The expression of one URI: its pieces concatenated, each placeholder's value checked to be a
+/// `UriPart` in a call spanned on the literal.
+fn uri_expr(uri: &UriTemplate) -> TokenStream {
+    let private = private();
+    let span = uri.lit.span();
+    let pieces = uri.pieces.iter().map(|piece| match piece {
+        Piece::Text(text) => quote! { ::std::string::String::from(#text) },
+        Piece::Param(name) => {
+            let mut ident: syn::Ident = syn::parse_str(name).expect("checked when parsed");
+            ident.set_span(span);
+            quote_spanned! { span => #private::uri_part(&#ident) }
+        }
+    });
+    quote! { [#(#pieces),*].concat() }
 }
 
 /// The builder calls for the arguments given; defaults are the runtime's.
@@ -222,6 +306,36 @@ mod tests {
         );
         assert!(out.contains("bound (3usize)"), "{out}");
         assert!(out.contains("pattern (\"add_*\")"), "{out}");
+    }
+
+    #[test]
+    fn prompt_and_attach_are_builder_calls_made_before_the_body_runs() {
+        let out = orchestrator(
+            quote! { prompt = "review_board", attach = ["board://tasks/{status}"] },
+            quote! { async fn review(ctx: Context, status: String) -> String { status } },
+        )
+        .to_string();
+        assert!(out.contains(". prompt (\"review_board\""), "{out}");
+        assert!(
+            out.contains("(\"status\" , (& :: ladoga :: __private :: PromptArg (& status))"),
+            "{out}"
+        );
+        assert!(!out.contains("PromptArg (& ctx)"), "{out}");
+        assert!(out.contains("uri_part (& status)"), "{out}");
+        let built = out.find("let __ladoga_orchestrator").unwrap();
+        let body = out.find("let __ladoga_brief").unwrap();
+        assert!(built < body, "{out}");
+    }
+
+    #[test]
+    fn a_placeholder_must_name_a_parameter() {
+        let out = orchestrator(
+            quote! { attach = ["board://tasks/{status}"] },
+            quote! { async fn review(focus: String) -> String { focus } },
+        )
+        .to_string();
+        assert!(out.contains("`{status}` is no parameter"), "{out}");
+        assert!(out.contains("it has `focus`"), "{out}");
     }
 
     #[test]

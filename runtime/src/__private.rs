@@ -65,6 +65,61 @@ pub fn brief<B: IntoBrief>(brief: B) -> Result<Request, String> {
     brief.into_brief()
 }
 
+/// One parameter of an orchestrator with `prompt = "…"`, offered as the prompt's argument of the
+/// same name: its JSON when its type serializes ([`ByValue`]), else no value ([`NoValue`]). The
+/// generated code calls `(&PromptArg(&param)).prompt_value()` with both traits in scope, so a
+/// type that does not serialize (a `Dc<T>`, a `Json<T>` of a type only deserialized) is simply
+/// not offered.
+pub struct PromptArg<'a, T: ?Sized>(pub &'a T);
+
+/// [`PromptArg`] of a type that serializes: its JSON.
+pub trait ByValue {
+    /// The parameter's value as JSON.
+    fn prompt_value(&self) -> Option<serde_json::Value>;
+}
+
+impl<T: Serialize + ?Sized> ByValue for PromptArg<'_, T> {
+    fn prompt_value(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(self.0).ok()
+    }
+}
+
+/// [`PromptArg`] of any other type: no value.
+pub trait NoValue {
+    /// No value.
+    fn prompt_value(&self) -> Option<serde_json::Value>;
+}
+
+impl<T: ?Sized> NoValue for &PromptArg<'_, T> {
+    fn prompt_value(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+/// A value a `{placeholder}` of an `attach` URI stands for: any `Display`, written as it
+/// displays.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be written into a resource URI",
+    label = "a `{{…}}` placeholder in `attach` needs a parameter that implements `Display`",
+    note = "use a `String` or a number parameter for the placeholder"
+)]
+pub trait UriPart {
+    /// The text the placeholder is replaced with.
+    fn uri_part(&self) -> String;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: std::fmt::Display + ?Sized> UriPart for T {
+    fn uri_part(&self) -> String {
+        self.to_string()
+    }
+}
+
+/// A placeholder's text; compiles only for a [`UriPart`].
+pub fn uri_part<T: UriPart + ?Sized>(value: &T) -> String {
+    value.uri_part()
+}
+
 /// The injected model, its type erased; compiles only for a [`CompletionModel`].
 pub fn model<M: CompletionModel>(model: &M) -> &dyn DynModel {
     model

@@ -41,6 +41,7 @@
 #![warn(missing_docs)]
 
 mod brief;
+mod briefing;
 mod error;
 mod fallback;
 mod limits;

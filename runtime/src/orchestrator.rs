@@ -9,6 +9,7 @@ use neva::types::ProgressToken;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
+use crate::briefing::Briefing;
 use crate::shared_usage::SharedUsage;
 use crate::{CompletionModel, IntoBrief, Limits, Orchestration, Outcome, RunError, ToolSelection};
 
@@ -44,6 +45,7 @@ pub struct Orchestrator {
     selection: ToolSelection,
     limits: Limits,
     progress: Option<ProgressToken>,
+    briefing: Briefing,
 }
 
 impl Default for Orchestrator {
@@ -63,6 +65,7 @@ impl Orchestrator {
             selection: ToolSelection::all(),
             limits: Limits::new(),
             progress: None,
+            briefing: Briefing::default(),
         }
     }
 
@@ -107,6 +110,56 @@ impl Orchestrator {
         self
     }
 
+    /// Opens the brief with the server's prompt `name` (`prompts/get`, through neva's
+    /// `prompt_messages`): its messages come first, then the brief's, whose first user message
+    /// continues the prompt's last one when that is the user's too.
+    ///
+    /// The prompt is given the values of `args` (anything neva's `IntoArgs` takes, such as
+    /// `[("focus", "the release")]`) for the arguments it declares, each as a string (MCP's
+    /// prompt arguments are strings: a value that is not one is its JSON) and the others left
+    /// out. A prompt the server does not have, a required argument with no value, or a prompt
+    /// that fails is a [`RunError::Brief`] naming the prompt, before any model request.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use ladoga::{Model, Orchestrator};
+    /// use neva::{di::Dc, prelude::*};
+    ///
+    /// #[prompt(descr = "Reviews the board")]
+    /// async fn review_board(focus: String) -> PromptMessage {
+    ///     PromptMessage::user().with(format!("Review my board with {focus} in mind."))
+    /// }
+    ///
+    /// #[resource(uri = "board://tasks", mime = "text/plain")]
+    /// async fn tasks(uri: Uri) -> TextResourceContents {
+    ///     TextResourceContents::new(uri, "1. [ ] Tag v1.0")
+    /// }
+    ///
+    /// #[tool(descr = "Reviews the board")]
+    /// async fn review(ctx: Context, model: Dc<Model>, focus: String) -> Result<String, Error> {
+    ///     Orchestrator::new()
+    ///         .prompt("review_board", [("focus", focus)])
+    ///         .attach("board://tasks")
+    ///         .answer(&ctx, &*model, "List the open tasks.")
+    ///         .await
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub fn prompt(mut self, name: impl Into<String>, args: impl neva::shared::IntoArgs) -> Self {
+        self.briefing.prompt(name.into(), args);
+        self
+    }
+
+    /// Attaches the server's resource at `uri` to the brief (`resources/read`, through neva's
+    /// `resource_parts`: text as a file named by its URI, an image as an image), at the end of
+    /// its last user message; each call adds one, in order. A resource that cannot be read or
+    /// passed on is a [`RunError::Brief`] naming the URI, before any model request. See
+    /// [`Self::prompt`] for an example.
+    pub fn attach(mut self, uri: impl Into<String>) -> Self {
+        self.briefing.attach(uri.into());
+        self
+    }
+
     /// Which of the server's tools are offered.
     pub fn select(mut self, selection: ToolSelection) -> Self {
         self.selection = selection;
@@ -140,6 +193,7 @@ impl Orchestrator {
     where
         M: CompletionModel + ?Sized,
     {
+        let brief = self.brief(ctx, brief).await?;
         let tools = self.toolbox(ctx).await?;
         self.orchestration(model, &tools).run(brief).await
     }
@@ -156,8 +210,16 @@ impl Orchestrator {
         M: CompletionModel + ?Sized,
         O: DeserializeOwned + JsonSchema,
     {
+        let brief = self.brief(ctx, brief).await?;
         let tools = self.toolbox(ctx).await?;
         self.orchestration(model, &tools).run_as(brief).await
+    }
+
+    /// `brief` built, opened with the prompt and given the resources (see [`Self::prompt`] and
+    /// [`Self::attach`]).
+    async fn brief(&self, ctx: &Context, brief: impl IntoBrief) -> Result<svir::Request, RunError> {
+        let brief = brief.into_brief().map_err(RunError::Brief)?;
+        self.briefing.open(ctx, brief).await
     }
 
     /// The loop over `tools` with these settings.

@@ -29,6 +29,8 @@ struct Plan {
     descr = "Plans the week",
     title = "Week planner",
     system = "You keep the user's task board.",
+    prompt = "plan_week",
+    attach = ["board://tasks/{focus}"],
     turns = 8,
     depth = 4,
     recurse,
