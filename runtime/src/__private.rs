@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use svir::{Completion, Request};
 
-use crate::{CompletionModel, IntoBrief, Outcome, RunError, ToolPattern};
+use crate::{CompletionModel, IntoBrief, Outcome, RunError, SchemaProfile, ToolPattern};
 pub use crate::{Limits, Model, OnLimit, Orchestrator, ToolSelection};
 pub use std::time::Duration;
 
@@ -241,6 +241,9 @@ pub trait DynModel: Send + Sync {
         &'a self,
         request: &'a Request,
     ) -> Pin<Box<dyn Future<Output = Result<Completion, svir::Error>> + Send + 'a>>;
+
+    /// [`CompletionModel::schema_profile`].
+    fn schema_profile(&self) -> SchemaProfile;
 }
 
 impl<M: CompletionModel> DynModel for M {
@@ -254,6 +257,10 @@ impl<M: CompletionModel> DynModel for M {
     ) -> Pin<Box<dyn Future<Output = Result<Completion, svir::Error>> + Send + 'a>> {
         Box::pin(CompletionModel::complete(self, request))
     }
+
+    fn schema_profile(&self) -> SchemaProfile {
+        CompletionModel::schema_profile(self)
+    }
 }
 
 #[diagnostic::do_not_recommend]
@@ -264,5 +271,9 @@ impl CompletionModel for dyn DynModel + '_ {
 
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
         DynModel::complete(self, request).await
+    }
+
+    fn schema_profile(&self) -> SchemaProfile {
+        DynModel::schema_profile(self)
     }
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use svir::{Completion, ErrorKind, Request};
 
 use crate::__private;
-use crate::CompletionModel;
+use crate::{CompletionModel, SchemaProfile};
 
 tokio::task_local! {
     /// Where a [`Fallback`] notes the name of the model that answered, while the orchestration
@@ -156,6 +156,21 @@ impl fmt::Debug for Fallback {
 impl CompletionModel for Fallback {
     fn name(&self) -> &str {
         __private::DynModel::name(&*self.models[0])
+    }
+
+    /// The models' schema profile when they all have the same one, else the default: the
+    /// tools are offered once, in one form, whichever model answers.
+    fn schema_profile(&self) -> SchemaProfile {
+        let first = __private::DynModel::schema_profile(&*self.models[0]);
+        let shared = self
+            .models
+            .iter()
+            .all(|model| __private::DynModel::schema_profile(&**model) == first);
+        if shared {
+            first
+        } else {
+            SchemaProfile::default()
+        }
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use svir::{Completion, ErrorKind, Request};
 
+use crate::SchemaProfile;
+
 /// How many times [`Model`] retries a rate-limited request unless told otherwise.
 pub const DEFAULT_RETRIES: u32 = 2;
 
@@ -52,6 +54,12 @@ pub trait CompletionModel: Send + Sync {
         &self,
         request: &Request,
     ) -> impl Future<Output = Result<Completion, svir::Error>> + Send;
+
+    /// The form the tools' input schemas are offered in, for the provider behind this model:
+    /// [`SchemaProfile::Portable`] unless the type says otherwise.
+    fn schema_profile(&self) -> SchemaProfile {
+        SchemaProfile::default()
+    }
 }
 
 /// The default model: an `svir::Client` for an OpenAI-compatible server, and the model name to
@@ -76,6 +84,7 @@ pub struct Model {
     name: String,
     retries: u32,
     first_token: Option<Duration>,
+    schema_profile: SchemaProfile,
 }
 
 impl Model {
@@ -86,7 +95,15 @@ impl Model {
             name: name.into(),
             retries: DEFAULT_RETRIES,
             first_token: None,
+            schema_profile: SchemaProfile::default(),
         }
+    }
+
+    /// Offers the tools' input schemas in the form `profile`'s provider accepts (by default
+    /// [`SchemaProfile::Portable`], which every provider accepts).
+    pub fn with_schema_profile(mut self, profile: SchemaProfile) -> Self {
+        self.schema_profile = profile;
+        self
     }
 
     /// Fails a request with [`ErrorKind::Timeout`] when nothing of the answer has arrived
@@ -138,6 +155,10 @@ impl Model {
 impl CompletionModel for Model {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn schema_profile(&self) -> SchemaProfile {
+        self.schema_profile
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {

@@ -8,6 +8,7 @@ use tracing::{Instrument, Span};
 
 use std::sync::Arc;
 
+use crate::NormalizedTools;
 use crate::progress::Progress;
 use crate::repeats::{self, Repeat, Repeats};
 use crate::shared_usage::SharedUsage;
@@ -373,7 +374,10 @@ where
             request.system.clone_from(&self.system);
         }
         let Some(nesting) = self.at_depth_bound else {
-            return Ok(request.tools(self.tools));
+            // Normalized for the model's provider, and checked, before any request.
+            let offered = NormalizedTools::new(self.tools, self.model.schema_profile())
+                .map_err(|error| RunError::Toolbox(error.to_string()))?;
+            return Ok(request.tools(&offered));
         };
         tracing::info!(target: "ladoga", nesting, "at the depth bound: no tool is offered");
         let calls = if nesting == 1 { "call" } else { "calls" };
