@@ -61,6 +61,7 @@ mod shared_usage;
 mod telemetry;
 pub mod testing;
 mod typed;
+mod union;
 
 #[doc(hidden)]
 pub mod __private;
@@ -85,3 +86,4 @@ pub use report::REPORT_KEY;
 pub use result_limit::DEFAULT_MAX_RESULT;
 pub use schema::{NormalizedTools, SchemaError, SchemaProfile};
 pub use selection::{PatternError, ToolPattern, ToolSelection};
+pub use union::{DEFAULT_CALL_TIMEOUT, ToolUnion};

@@ -1,16 +1,18 @@
 //! An orchestrating tool's settings, and the run inside a neva tool handler.
 
 use std::num::NonZeroUsize;
+use std::sync::Arc;
+use std::time::Duration;
 
 use neva::Context;
 use neva::error::{Error, ErrorCode};
-use neva::svir::LocalTools;
 use neva::types::ProgressToken;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use crate::briefing::Briefing;
 use crate::shared_usage::SharedUsage;
+use crate::union::{DEFAULT_CALL_TIMEOUT, Source, ToolUnion};
 use crate::{CompletionModel, IntoBrief, Limits, Orchestration, Outcome, RunError, ToolSelection};
 
 /// How deep in-process tool calls nest unless told otherwise: an orchestrator, a sub-agent it
@@ -46,6 +48,8 @@ pub struct Orchestrator {
     limits: Limits,
     progress: Option<ProgressToken>,
     briefing: Briefing,
+    with: Vec<Source>,
+    call_timeout: Duration,
 }
 
 impl Default for Orchestrator {
@@ -66,6 +70,8 @@ impl Orchestrator {
             limits: Limits::new(),
             progress: None,
             briefing: Briefing::default(),
+            with: Vec::new(),
+            call_timeout: DEFAULT_CALL_TIMEOUT,
         }
     }
 
@@ -166,21 +172,82 @@ impl Orchestrator {
         self
     }
 
-    /// The server's tools as the request of `ctx` may call them, selected and bounded.
-    pub async fn toolbox(&self, ctx: &Context) -> Result<LocalTools, RunError> {
+    /// Offers the model `toolbox`'s tools beside the server's own, named by its type in errors
+    /// (`std::any::type_name`); see [`Self::with_named`].
+    pub fn with<T>(self, toolbox: Arc<T>) -> Self
+    where
+        T: svir::Toolbox + Send + Sync + 'static,
+    {
+        self.with_named(std::any::type_name::<T>(), toolbox)
+    }
+
+    /// Offers the model `toolbox`'s tools beside the server's own, typically a
+    /// `neva::svir::RemoteTools` connected to another MCP server; `name` names it in errors.
+    ///
+    /// The model is offered the union ([`ToolUnion`]): each toolbox keeps its own names (give a
+    /// `RemoteTools` a prefix with its `with_prefix`), and the selection ([`Self::select`])
+    /// applies to all of them. A tool name offered twice is a [`RunError::Toolbox`] naming both
+    /// toolboxes, before any model request. A `RemoteTools` with no snapshot yet takes its first
+    /// at the start of the run, and one whose server cannot list its tools is a
+    /// [`RunError::Toolbox`] naming it. Each call to it is bounded by [`Self::call_timeout`] and
+    /// by the run's; a call that fails or times out is an error result for the model, and the
+    /// other calls of its turn still answer.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use ladoga::{Model, Orchestrator};
+    /// use neva::{di::Dc, prelude::*, svir::RemoteTools};
+    ///
+    /// #[tool(descr = "Researches a question with this server's tools and the docs server's")]
+    /// async fn research(ctx: Context, model: Dc<Model>, docs: Dc<RemoteTools>, question: String) -> Result<String, Error> {
+    ///     Orchestrator::new()
+    ///         .with_named("the docs server", docs.into_inner())
+    ///         .call_timeout(std::time::Duration::from_secs(20))
+    ///         .answer(&ctx, &*model, question)
+    ///         .await
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub fn with_named<T>(mut self, name: impl Into<String>, toolbox: Arc<T>) -> Self
+    where
+        T: svir::Toolbox + Send + Sync + 'static,
+    {
+        self.with.push(Source::new(name, toolbox));
+        self
+    }
+
+    /// Bounds each call to a toolbox added with [`Self::with`] ([`DEFAULT_CALL_TIMEOUT`] unless
+    /// told); past it the model gets an error result for that call. The server's own tools are
+    /// bounded by the run only.
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// The server's tools as the request of `ctx` may call them, bounded, with the toolboxes
+    /// added by [`Self::with`], loaded and selected.
+    pub async fn toolbox(&self, ctx: &Context) -> Result<ToolUnion, RunError> {
+        // Selected before loading too: a tool left out need not have a name a model can carry.
         let selection = self.selection.clone();
-        let mut tools = ctx
+        let mut own = ctx
             .tools()
             .toolbox()
             .with_max_depth(self.depth.get())
             .filter(move |tool| selection.admits(&tool.name));
         if self.recurse {
-            tools = tools.with_caller();
+            own = own.with_caller();
         }
-        tools
+        let own = own
             .load()
             .await
-            .map_err(|error| RunError::Toolbox(error.to_string()))
+            .map_err(|error| RunError::Toolbox(error.to_string()))?;
+        let union = self.with.iter().cloned().fold(
+            ToolUnion::new()
+                .with_own(own)
+                .call_timeout(self.call_timeout),
+            ToolUnion::add,
+        );
+        union.select(self.selection.clone()).load().await
     }
 
     /// Runs `model` on `brief` with the server's tools, inside the handler of `ctx`'s request.
@@ -226,8 +293,8 @@ impl Orchestrator {
     fn orchestration<'a, M>(
         &self,
         model: &'a M,
-        tools: &'a LocalTools,
-    ) -> Orchestration<'a, M, LocalTools>
+        tools: &'a ToolUnion,
+    ) -> Orchestration<'a, M, ToolUnion>
     where
         M: CompletionModel + ?Sized,
     {

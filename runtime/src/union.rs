@@ -1,0 +1,287 @@
+//! The tools of several toolboxes offered as one, each call routed to the toolbox that offers it.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use neva::svir::RemoteTools;
+use svir::{Tool, ToolCall, ToolResult, Toolbox};
+
+use crate::{RunError, ToolSelection};
+
+/// How long a call to an added toolbox may take unless told otherwise
+/// ([`ToolUnion::call_timeout`], [`Orchestrator::call_timeout`](crate::Orchestrator::call_timeout)).
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A [`Toolbox`] behind a pointer: svir's trait returns `impl Future`, so it cannot be a
+/// `dyn Toolbox` itself.
+trait Erased: Send + Sync {
+    fn tools(&self) -> Vec<Tool>;
+    fn call<'a>(&'a self, call: &'a ToolCall) -> Boxed<'a, ToolResult>;
+    /// Makes the toolbox ready to list its tools: a `RemoteTools` with no snapshot yet takes one.
+    fn prepare(&self) -> Boxed<'_, Result<(), String>>;
+}
+
+impl<T: Toolbox + Send + Sync + 'static> Erased for T {
+    fn tools(&self) -> Vec<Tool> {
+        Toolbox::tools(self)
+    }
+
+    fn call<'a>(&'a self, call: &'a ToolCall) -> Boxed<'a, ToolResult> {
+        Box::pin(Toolbox::call(self, call))
+    }
+
+    fn prepare(&self) -> Boxed<'_, Result<(), String>> {
+        let remote = (self as &dyn Any).downcast_ref::<RemoteTools>();
+        Box::pin(async move {
+            match remote {
+                Some(remote) if Toolbox::tools(remote).is_empty() => {
+                    remote.refresh().await.map_err(|error| error.to_string())
+                }
+                _ => Ok(()),
+            }
+        })
+    }
+}
+
+/// A toolbox added to a run's: what it is called in errors, and the toolbox itself.
+#[derive(Clone)]
+pub(crate) struct Source {
+    name: String,
+    toolbox: Arc<dyn Erased>,
+}
+
+impl Source {
+    pub(crate) fn new<T: Toolbox + Send + Sync + 'static>(
+        name: impl Into<String>,
+        toolbox: Arc<T>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            toolbox,
+        }
+    }
+}
+
+impl fmt::Debug for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Source").field(&self.name).finish()
+    }
+}
+
+/// One toolbox of a union: its source, its label in errors, and its calls' bound.
+struct Part {
+    source: Source,
+    label: String,
+    timeout: Option<Duration>,
+}
+
+/// The tools of several [`Toolbox`]es offered as one, each call routed by name to the toolbox
+/// that offers it. Each keeps its own names (a `RemoteTools`'s prefix included): two tools of
+/// the same name are an error when the union loads, naming both toolboxes, never a rename.
+///
+/// [`Self::load`] takes the first snapshot of a `neva::svir::RemoteTools` that has none, applies
+/// the selection to every toolbox's tools, and checks the names; until then the union offers no
+/// tool. A call to an added toolbox is bounded by the call timeout
+/// ([`DEFAULT_CALL_TIMEOUT`]); past it, or when its server is down, the model gets an error
+/// result for that call and the other calls of the turn still answer.
+///
+/// [`Orchestrator::with`](crate::Orchestrator::with) adds toolboxes to the server's own tools
+/// through one; any [`Orchestration`](crate::Orchestration) can run over one.
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use ladoga::{ToolPattern, ToolSelection, ToolUnion};
+/// use svir::{Tool, ToolCall, Toolbox, Tools};
+///
+/// fn one(name: &str, answer: &'static str) -> Arc<Tools> {
+///     Arc::new(Tools::new().add_tool(Tool::new(name, "A tool"), move |_: serde_json::Value| async move { answer }))
+/// }
+///
+/// #[tokio::main]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let tools = ToolUnion::new()
+///         .with("clock", one("now", "noon"))
+///         .with("notes", one("note", "noted"))
+///         .with("admin", one("wipe", "wiped"))
+///         .select(ToolSelection::all().except([ToolPattern::new("wipe")?]))
+///         .load()
+///         .await?;
+///     let names: Vec<String> = tools.tools().into_iter().map(|tool| tool.name).collect();
+///     assert_eq!(names, ["now", "note"]);
+///     assert_eq!(tools.call(&ToolCall::new("1", "note", "{}")).await.content, "noted");
+///
+///     let twice = ToolUnion::new().with("clock", one("now", "noon")).with("sundial", one("now", "noon"));
+///     let error = twice.load().await.unwrap_err().to_string();
+///     assert!(error.contains("the tool `now` is offered by both `clock` and `sundial`"), "{error}");
+///     Ok(())
+/// }
+/// ```
+pub struct ToolUnion {
+    parts: Vec<Part>,
+    selection: ToolSelection,
+    call_timeout: Duration,
+    tools: Vec<Tool>,
+    routes: HashMap<String, usize>,
+}
+
+impl fmt::Debug for ToolUnion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolUnion")
+            .field(
+                "parts",
+                &self
+                    .parts
+                    .iter()
+                    .map(|part| &part.label)
+                    .collect::<Vec<_>>(),
+            )
+            .field("call_timeout", &self.call_timeout)
+            .field("tools", &self.routes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ToolUnion {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ToolUnion {
+    /// No toolbox yet, every tool selected, calls bounded by [`DEFAULT_CALL_TIMEOUT`].
+    pub fn new() -> Self {
+        Self {
+            parts: Vec::new(),
+            selection: ToolSelection::all(),
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+            tools: Vec::new(),
+            routes: HashMap::new(),
+        }
+    }
+
+    /// Adds `toolbox`, called `name` in errors, its calls bounded by the call timeout.
+    pub fn with<T>(self, name: impl Into<String>, toolbox: Arc<T>) -> Self
+    where
+        T: Toolbox + Send + Sync + 'static,
+    {
+        self.add(Source::new(name, toolbox))
+    }
+
+    pub(crate) fn add(mut self, source: Source) -> Self {
+        let label = format!("`{}`", source.name);
+        self.parts.push(Part {
+            source,
+            label,
+            timeout: Some(self.call_timeout),
+        });
+        self
+    }
+
+    /// Adds the server's own tools, called "this server" in errors, their calls bounded only by
+    /// the run.
+    pub(crate) fn with_own<T>(mut self, toolbox: T) -> Self
+    where
+        T: Toolbox + Send + Sync + 'static,
+    {
+        self.parts.push(Part {
+            source: Source::new("this server", Arc::new(toolbox)),
+            label: "this server".to_owned(),
+            timeout: None,
+        });
+        self
+    }
+
+    /// Bounds each call to an added toolbox, those added before and after.
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        for part in &mut self.parts {
+            if part.timeout.is_some() {
+                part.timeout = Some(timeout);
+            }
+        }
+        self
+    }
+
+    /// Offers only the tools `selection` admits, of every toolbox.
+    pub fn select(mut self, selection: ToolSelection) -> Self {
+        self.selection = selection;
+        self
+    }
+
+    /// Takes the tools to offer: a `neva::svir::RemoteTools` without a snapshot takes its first,
+    /// within the call timeout (one that cannot list its tools is a [`RunError::Toolbox`] naming
+    /// it), the selection is
+    /// applied, and a name offered by two toolboxes is a [`RunError::Toolbox`] naming both.
+    pub async fn load(mut self) -> Result<Self, RunError> {
+        let mut tools = Vec::new();
+        let mut routes: HashMap<String, usize> = HashMap::new();
+        for (index, part) in self.parts.iter().enumerate() {
+            let prepared = match part.timeout {
+                Some(timeout) => tokio::time::timeout(timeout, part.source.toolbox.prepare())
+                    .await
+                    .unwrap_or_else(|_| Err(format!("no answer within {timeout:?}"))),
+                None => part.source.toolbox.prepare().await,
+            };
+            prepared.map_err(|error| {
+                RunError::Toolbox(format!("{} could not list its tools: {error}", part.label))
+            })?;
+            for tool in part.source.toolbox.tools() {
+                if !self.selection.admits(&tool.name) {
+                    continue;
+                }
+                if let Some(&first) = routes.get(&tool.name) {
+                    return Err(RunError::Toolbox(format!(
+                        "the tool `{}` is offered by both {} and {}",
+                        tool.name, self.parts[first].label, part.label
+                    )));
+                }
+                routes.insert(tool.name.clone(), index);
+                tools.push(tool);
+            }
+        }
+        self.tools = tools;
+        self.routes = routes;
+        Ok(self)
+    }
+}
+
+impl Toolbox for ToolUnion {
+    fn tools(&self) -> Vec<Tool> {
+        self.tools.clone()
+    }
+
+    async fn call(&self, call: &ToolCall) -> ToolResult {
+        let Some(part) = self.routes.get(&call.name).map(|&index| &self.parts[index]) else {
+            return ToolResult::error(&call.id, format!("There is no tool named `{}`", call.name));
+        };
+        let answer = part.source.toolbox.call(call);
+        let Some(timeout) = part.timeout else {
+            return answer.await;
+        };
+        match tokio::time::timeout(timeout, answer).await {
+            Ok(result) => result,
+            Err(_) => ToolResult::error(
+                &call.id,
+                format!(
+                    "{} did not answer the call to `{}` within {timeout:?}",
+                    part.label, call.name
+                ),
+            ),
+        }
+    }
+
+    fn call_all(&self, calls: &[ToolCall]) -> impl Future<Output = Vec<ToolResult>> + Send
+    where
+        Self: Sync,
+    {
+        futures_util::future::join_all(calls.iter().map(|call| Toolbox::call(self, call)))
+    }
+}

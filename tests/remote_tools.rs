@@ -1,0 +1,238 @@
+//! Another MCP server's tools beside the server's own: server A's orchestrator is offered the
+//! union of its tools and those of server B, reached through a `RemoteTools` over Streamable
+//! HTTP on loopback; each call goes to the server that offers it.
+//!
+//! Both servers run this binary, so both register every tool below: B's are offered under the
+//! prefix `b_` and filtered to the two meant for it.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Server, connect, text};
+use ladoga::testing::{Reply, ScriptedModel};
+use ladoga::{Model, Orchestrator, ToolPattern, ToolSelection};
+use neva::di::Dc;
+use neva::prelude::*;
+use neva::svir::RemoteTools;
+use serde_json::json;
+use tokio::sync::Mutex;
+
+/// Server B while a test may stop it from inside a run.
+static B: Mutex<Option<Server>> = Mutex::const_new(None);
+
+#[tool(descr = "Takes a note")]
+async fn note(text: String) -> String {
+    format!("noted {text}")
+}
+
+#[tool(descr = "Looks a term up")]
+async fn lookup(term: String) -> String {
+    format!("found {term}")
+}
+
+#[tool(descr = "Looks a term up, slowly")]
+async fn slow(term: String) -> String {
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    format!("found {term} at last")
+}
+
+#[tool(descr = "Stops server B")]
+async fn stop_b() -> String {
+    if let Some(server) = B.lock().await.take() {
+        server.stop().await;
+    }
+    "stopped".to_owned()
+}
+
+fn pattern(text: &str) -> ToolPattern {
+    ToolPattern::new(text).expect("a valid pattern")
+}
+
+/// Researches with A's `note`, `stop_b` and B's tools, one second per remote call.
+#[tool(descr = "Researches with both servers' tools")]
+async fn research(
+    ctx: Context,
+    model: Dc<Model>,
+    remote: Dc<RemoteTools>,
+    task: String,
+) -> Result<String, Error> {
+    Orchestrator::new()
+        .select(ToolSelection::all().only([pattern("note"), pattern("stop_b"), pattern("b_*")]))
+        .with(remote.into_inner())
+        .call_timeout(Duration::from_secs(1))
+        .answer(&ctx, &*model, task)
+        .await
+}
+
+/// Offers the user's own toolbox beside the server's, which has a `note` too.
+#[tool(descr = "Researches with a toolbox that clashes")]
+async fn clashing(
+    ctx: Context,
+    model: Dc<Model>,
+    extra: Dc<svir::Tools>,
+    task: String,
+) -> Result<String, Error> {
+    Orchestrator::new()
+        .select(ToolSelection::all().only([pattern("note")]))
+        .with(extra.into_inner())
+        .answer(&ctx, &*model, task)
+        .await
+}
+
+/// B's `lookup` and `slow`, offered as `b_lookup` and `b_slow`, through a client connected to B.
+async fn remote_tools(b: &Server) -> RemoteTools {
+    RemoteTools::new(connect(b.addr).await)
+        .filter(|tool| tool.name == "lookup" || tool.name == "slow")
+        .with_prefix("b_")
+}
+
+#[tokio::test]
+async fn the_model_calls_both_servers_in_one_turn() {
+    let b = Server::start(App::new()).await;
+    let script = ScriptedModel::new([
+        Reply::calls([
+            ("note", json!({"text": "x"})),
+            ("b_lookup", json!({"term": "rust"})),
+        ]),
+        Reply::calls([
+            ("b_slow", json!({"term": "mcp"})),
+            ("note", json!({"text": "y"})),
+        ]),
+        Reply::text("done"),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let app = App::new()
+        .add_singleton(model.model())
+        .add_singleton(remote_tools(&b).await);
+    let a = Server::start(app).await;
+
+    let result = a
+        .client()
+        .await
+        .tools()
+        .call("research", [("task", "go")])
+        .await;
+    let result = result.expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(text(&result), "done");
+
+    let requests = script.requests();
+    let mut offered = requests[0].tool_names();
+    offered.sort_unstable();
+    assert_eq!(offered, ["b_lookup", "b_slow", "note", "stop_b"]);
+    let first: Vec<String> = requests[1]
+        .tool_results()
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect();
+    assert_eq!(first, ["noted x", "found rust"]);
+    let second: Vec<String> = requests[2]
+        .tool_results()
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect();
+    assert!(
+        second[2].contains("did not answer the call to `b_slow` within 1s"),
+        "{second:?}"
+    );
+    assert_eq!(second[3], "noted y");
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test]
+async fn a_name_offered_twice_is_a_tool_error_naming_both() {
+    let extra = svir::Tools::new().add_tool(
+        svir::Tool::new("note", "Another note"),
+        |_: serde_json::Value| async { "noted elsewhere" },
+    );
+    let script = ScriptedModel::new([Reply::text("unreachable")]);
+    let model = script.serve().await.expect("serves");
+    let a = Server::start(App::new().add_singleton(model.model()).add_singleton(extra)).await;
+
+    let result = a
+        .client()
+        .await
+        .tools()
+        .call("clashing", [("task", "go")])
+        .await;
+    let result = result.expect("tools/call");
+    assert!(result.is_error);
+    assert!(
+        text(&result)
+            .contains("the tool `note` is offered by both this server and `svir::tools::Tools`"),
+        "{}",
+        text(&result)
+    );
+    assert!(script.requests().is_empty());
+    a.stop().await;
+}
+
+#[tokio::test]
+async fn a_server_stopped_mid_run_fails_only_its_call() {
+    let b = Server::start(App::new()).await;
+    let remote = remote_tools(&b).await;
+    *B.lock().await = Some(b);
+    let script = ScriptedModel::new([
+        Reply::call("stop_b", json!({})),
+        Reply::calls([
+            ("b_lookup", json!({"term": "rust"})),
+            ("note", json!({"text": "x"})),
+        ]),
+        Reply::text("done"),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let a = Server::start(
+        App::new()
+            .add_singleton(model.model())
+            .add_singleton(remote),
+    )
+    .await;
+
+    let result = a
+        .client()
+        .await
+        .tools()
+        .call("research", [("task", "go")])
+        .await;
+    let result = result.expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    let requests = script.requests();
+    assert_eq!(requests[1].tool_results()[0].1, "stopped");
+    let results = requests[2].tool_results();
+    assert_ne!(results[1].1, "found rust", "{results:?}");
+    assert_eq!(results[2].1, "noted x");
+    a.stop().await;
+}
+
+#[tokio::test]
+async fn a_server_unreachable_at_the_start_is_a_tool_error_naming_it() {
+    let b = Server::start(App::new()).await;
+    let remote = remote_tools(&b).await;
+    b.stop().await;
+    let script = ScriptedModel::new([Reply::text("unreachable")]);
+    let model = script.serve().await.expect("serves");
+    let a = Server::start(
+        App::new()
+            .add_singleton(model.model())
+            .add_singleton(remote),
+    )
+    .await;
+
+    let result = a
+        .client()
+        .await
+        .tools()
+        .call("research", [("task", "go")])
+        .await;
+    let result = result.expect("tools/call");
+    assert!(result.is_error);
+    assert!(
+        text(&result).contains("`neva::svir::remote::RemoteTools` could not list its tools"),
+        "{}",
+        text(&result)
+    );
+    assert!(script.requests().is_empty());
+    a.stop().await;
+}
