@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use common::{Server, connect, text};
 use ladoga::testing::{Reply, ScriptedModel};
-use ladoga::{Model, Orchestrator, ToolPattern, ToolSelection};
+use ladoga::{Model, Orchestrator, ToolPattern, ToolSelection, orchestrator};
 use neva::di::Dc;
 use neva::prelude::*;
 use neva::svir::RemoteTools;
@@ -78,6 +78,12 @@ async fn clashing(
         .with(extra.into_inner())
         .answer(&ctx, &*model, task)
         .await
+}
+
+/// The same through the macro, at the default call timeout.
+#[orchestrator(tools = ["note", "b_lookup"], with = [RemoteTools])]
+async fn research_by_macro(task: String) -> String {
+    task
 }
 
 /// B's `lookup` and `slow`, offered as `b_lookup` and `b_slow`, through a client connected to B.
@@ -230,6 +236,69 @@ async fn a_server_unreachable_at_the_start_is_a_tool_error_naming_it() {
     assert!(result.is_error);
     assert!(
         text(&result).contains("`neva::svir::remote::RemoteTools` could not list its tools"),
+        "{}",
+        text(&result)
+    );
+    assert!(script.requests().is_empty());
+    a.stop().await;
+}
+
+#[tokio::test]
+async fn with_offers_the_union_through_the_macro() {
+    let b = Server::start(App::new()).await;
+    let script = ScriptedModel::new([
+        Reply::calls([
+            ("b_lookup", json!({"term": "rust"})),
+            ("note", json!({"text": "x"})),
+        ]),
+        Reply::text("done"),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let app = App::new()
+        .add_singleton(model.model())
+        .add_singleton(remote_tools(&b).await);
+    let a = Server::start(app).await;
+
+    let result = a
+        .client()
+        .await
+        .tools()
+        .call("research_by_macro", [("task", "go")])
+        .await;
+    let result = result.expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    let requests = script.requests();
+    let mut offered = requests[0].tool_names();
+    offered.sort_unstable();
+    assert_eq!(offered, ["b_lookup", "note"]);
+    let results: Vec<String> = requests[1]
+        .tool_results()
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect();
+    assert_eq!(results, ["found rust", "noted x"]);
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test]
+async fn with_a_type_not_registered_is_a_tool_error_naming_it() {
+    let script = ScriptedModel::new([Reply::text("unreachable")]);
+    let model = script.serve().await.expect("serves");
+    let a = Server::start(App::new().add_singleton(model.model())).await;
+
+    let result = a
+        .client()
+        .await
+        .tools()
+        .call("research_by_macro", [("task", "go")])
+        .await;
+    let result = result.expect("tools/call");
+    assert!(result.is_error);
+    assert!(
+        text(&result).contains(
+            "toolbox `neva::svir::remote::RemoteTools` (`with = [...]`) is not registered"
+        ),
         "{}",
         text(&result)
     );

@@ -15,7 +15,7 @@ use crate::errors::Errors;
 use crate::uri::UriTemplate;
 
 /// Every argument `#[orchestrator]` takes.
-const KNOWN: [&str; 24] = [
+const KNOWN: [&str; 25] = [
     "descr",
     "title",
     "system",
@@ -34,6 +34,7 @@ const KNOWN: [&str; 24] = [
     "output",
     "retries",
     "model",
+    "with",
     "roles",
     "permissions",
     "scopes",
@@ -70,6 +71,8 @@ pub(crate) struct Args {
     pub(crate) output: Option<Type>,
     pub(crate) retries: Option<LitInt>,
     pub(crate) model: Option<Type>,
+    /// Toolboxes from neva's DI container offered beside the server's tools.
+    pub(crate) with: Vec<Type>,
     /// Arguments handed to neva's `#[tool]` as they were written: `title`, `roles`, ...
     pub(crate) neva: Vec<TokenStream>,
 }
@@ -95,6 +98,8 @@ struct Raw {
 enum Value {
     Expr(Expr),
     Type(Type),
+    /// `with = [A, B]`: a bracketed list of types.
+    Types(syn::token::Bracket, Punctuated<Type, Token![,]>),
 }
 
 impl quote::ToTokens for Value {
@@ -102,6 +107,9 @@ impl quote::ToTokens for Value {
         match self {
             Self::Expr(expr) => expr.to_tokens(tokens),
             Self::Type(ty) => ty.to_tokens(tokens),
+            Self::Types(bracket, types) => {
+                bracket.surround(tokens, |tokens| types.to_tokens(tokens))
+            }
         }
     }
 }
@@ -114,6 +122,10 @@ impl Parse for Raw {
             // A type such as `Dc<T>` does not parse as an expression.
             Some(if name == "model" || name == "output" {
                 Value::Type(input.parse()?)
+            } else if name == "with" && input.peek(syn::token::Bracket) {
+                let types;
+                let bracket = syn::bracketed!(types in input);
+                Value::Types(bracket, Punctuated::parse_terminated(&types)?)
             } else {
                 Value::Expr(input.parse()?)
             })
@@ -185,7 +197,26 @@ impl Args {
             };
             return;
         }
+        if name == "with" {
+            match value {
+                Some(Value::Types(_, types)) => self.with = types.into_iter().collect(),
+                Some(other) => errors.at(
+                    other,
+                    format!("expected a list of types: {}", example(name)),
+                ),
+                None => errors.at(&ident, format!("`{name}` needs a value: {}", example(name))),
+            }
+            return;
+        }
         let value = match value {
+            Some(Value::Types(bracket, _)) => {
+                // Only `with` parses a list of types.
+                errors.push(syn::Error::new(
+                    bracket.span.join(),
+                    format!("expected a value: {}", example(name)),
+                ));
+                return;
+            }
             Some(Value::Expr(expr)) => expr,
             Some(Value::Type(ty)) => {
                 if name == "output" {
@@ -252,6 +283,7 @@ fn example(name: &str) -> &'static str {
         "repeat" => "`repeat = 3`",
         "max_result" => "`max_result = 20000`",
         "model" => "`model = MyModel`",
+        "with" => "`with = [RemoteTools]`",
         "output" => "`output = Review`",
         "retries" => "`retries = 1`",
         "roles" => "`roles = [\"admin\"]`",
@@ -462,7 +494,7 @@ mod tests {
     fn typed_values_are_kept() {
         let (args, errors) = parse(quote! {
             system = "s", turns = 3, depth = 2, recurse, tools = ["a_*"], on_limit = "answer",
-            model = my::Model<X>, roles = ["admin"]
+            model = my::Model<X>, roles = ["admin"], with = [RemoteTools, my::Tools<X>]
         });
         assert!(errors.is_none(), "{errors:?}");
         assert_eq!(args.system.unwrap().value(), "s");
@@ -472,7 +504,16 @@ mod tests {
         assert_eq!(args.tools.len(), 1);
         assert_eq!(args.on_limit.unwrap().to_string(), "Answer");
         assert!(args.model.is_some());
+        assert_eq!(args.with.len(), 2);
         assert_eq!(args.neva.len(), 1);
+    }
+
+    #[test]
+    fn with_takes_only_a_list_of_types() {
+        let (_, errors) = parse(quote! { with = "docs" });
+        assert!(errors.unwrap().contains("expected a list of types"));
+        let (_, errors) = parse(quote! { with = [1] });
+        assert!(errors.is_some());
     }
 
     #[test]

@@ -83,6 +83,14 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
     };
 
     let settings = settings(args);
+    // Each toolbox is resolved like the model, the call spanned on its type.
+    let with = args.with.iter().map(|ty| {
+        let resolve = quote_spanned! { ty.span() => #private::toolbox::<#ty> };
+        quote! {
+            let __ladoga_orchestrator =
+                #private::with(__ladoga_orchestrator, #resolve(&__ladoga_ctx)?);
+        }
+    });
     let agent = name.to_string();
     let mut inner = function.clone();
     inner.attrs.retain(|attr| !attr.path().is_ident("doc"));
@@ -98,6 +106,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
             #settings
             #briefing
             .progress(__ladoga_meta.0.progress_token);
+        #(#with)*
         let __ladoga_brief = #brief;
         let __ladoga_model = #erase(&*__ladoga_model);
     };

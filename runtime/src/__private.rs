@@ -55,6 +55,37 @@ pub fn resolve<M: Send + Sync + 'static>(ctx: &Context) -> Result<std::sync::Arc
     })
 }
 
+/// The toolbox of type `T` the server registered (`App::add_singleton`), for `with = [T]`; a
+/// clear tool error when there is none. Returns a concrete type, so a `T` that is no toolbox is
+/// one error, at `T`.
+pub fn toolbox<T>(ctx: &Context) -> Result<Toolbox, Error>
+where
+    T: svir::Toolbox + Send + Sync + 'static,
+{
+    let toolbox = ctx.resolve_shared::<T>().map_err(|_| {
+        Error::new(
+            neva::error::ErrorCode::InternalError,
+            format!(
+                "this tool's toolbox `{}` (`with = [...]`) is not registered with the server: \
+                 add it with `App::add_singleton`",
+                std::any::type_name::<T>()
+            ),
+        )
+    })?;
+    Ok(Toolbox(crate::union::Source::new(
+        std::any::type_name::<T>(),
+        toolbox,
+    )))
+}
+
+/// A toolbox [`toolbox`] resolved, for [`with`].
+pub struct Toolbox(crate::union::Source);
+
+/// `orchestrator` offering `toolbox`'s tools too: [`Orchestrator::with`].
+pub fn with(orchestrator: Orchestrator, toolbox: Toolbox) -> Orchestrator {
+    orchestrator.with_source(toolbox.0)
+}
+
 /// A pattern the macro has already checked.
 pub fn pattern(text: &str) -> ToolPattern {
     ToolPattern::new(text).expect("#[orchestrator] checks patterns at compile time")

@@ -208,11 +208,16 @@ impl Orchestrator {
     /// }
     /// # fn main() {}
     /// ```
-    pub fn with_named<T>(mut self, name: impl Into<String>, toolbox: Arc<T>) -> Self
+    pub fn with_named<T>(self, name: impl Into<String>, toolbox: Arc<T>) -> Self
     where
         T: svir::Toolbox + Send + Sync + 'static,
     {
-        self.with.push(Source::new(name, toolbox));
+        self.with_source(Source::new(name, toolbox))
+    }
+
+    /// Offers `source`'s tools beside the server's own.
+    pub(crate) fn with_source(mut self, source: Source) -> Self {
+        self.with.push(source);
         self
     }
 

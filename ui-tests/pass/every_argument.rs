@@ -44,6 +44,7 @@ struct Plan {
     output = Plan,
     retries = 2,
     model = Second,
+    with = [svir::Tools],
     roles = ["planner"],
     permissions = ["board:write"],
     scopes = ["board"],
