@@ -207,7 +207,13 @@ async fn a_server_stopped_mid_run_fails_only_its_call() {
     let requests = script.requests();
     assert_eq!(requests[1].tool_results()[0].1, "stopped");
     let results = requests[2].tool_results();
-    assert_ne!(results[1].1, "found rust", "{results:?}");
+    // neva 0.9's client does not fail at once on a stopped server: the call timeout ends it.
+    assert!(
+        results[1]
+            .1
+            .contains("did not answer the call to `b_lookup` within 1s"),
+        "{results:?}"
+    );
     assert_eq!(results[2].1, "noted x");
     a.stop().await;
 }
