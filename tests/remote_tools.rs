@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Server, connect, text};
-use ladoga::testing::{Reply, ScriptedModel};
+use ladoga::testing::{Reply, ScriptedModel, ScriptedServer, SeenRequest};
 use ladoga::{Model, Orchestrator, ToolPattern, ToolSelection, orchestrator};
 use neva::di::Dc;
 use neva::prelude::*;
@@ -93,6 +93,38 @@ async fn remote_tools(b: &Server) -> RemoteTools {
         .with_prefix("b_")
 }
 
+/// Server A, its model `script` served over HTTP (kept alive beside it), with `toolbox`
+/// registered for its orchestrators.
+async fn server_a<T: Send + Sync + 'static>(
+    script: &ScriptedModel,
+    toolbox: T,
+) -> (Server, ScriptedServer) {
+    let model = script.serve().await.expect("serves");
+    let app = App::new()
+        .add_singleton(model.model())
+        .add_singleton(toolbox);
+    (Server::start(app).await, model)
+}
+
+/// Calls the orchestrator `tool` of `a` with the task "go".
+async fn ask(a: &Server, tool: &str) -> CallToolResponse {
+    a.client()
+        .await
+        .tools()
+        .call(tool, [("task", "go")])
+        .await
+        .expect("tools/call")
+}
+
+/// The texts of the tool results `request` sent back, in order.
+fn result_texts(request: &SeenRequest) -> Vec<String> {
+    request
+        .tool_results()
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect()
+}
+
 #[tokio::test]
 async fn the_model_calls_both_servers_in_one_turn() {
     let b = Server::start(App::new()).await;
@@ -107,19 +139,9 @@ async fn the_model_calls_both_servers_in_one_turn() {
         ]),
         Reply::text("done"),
     ]);
-    let model = script.serve().await.expect("serves");
-    let app = App::new()
-        .add_singleton(model.model())
-        .add_singleton(remote_tools(&b).await);
-    let a = Server::start(app).await;
+    let (a, _model) = server_a(&script, remote_tools(&b).await).await;
 
-    let result = a
-        .client()
-        .await
-        .tools()
-        .call("research", [("task", "go")])
-        .await;
-    let result = result.expect("tools/call");
+    let result = ask(&a, "research").await;
     assert!(!result.is_error, "{result:?}");
     assert_eq!(text(&result), "done");
 
@@ -127,17 +149,9 @@ async fn the_model_calls_both_servers_in_one_turn() {
     let mut offered = requests[0].tool_names();
     offered.sort_unstable();
     assert_eq!(offered, ["b_lookup", "b_slow", "note", "stop_b"]);
-    let first: Vec<String> = requests[1]
-        .tool_results()
-        .into_iter()
-        .map(|(_, text)| text)
-        .collect();
+    let first = result_texts(&requests[1]);
     assert_eq!(first, ["noted x", "found rust"]);
-    let second: Vec<String> = requests[2]
-        .tool_results()
-        .into_iter()
-        .map(|(_, text)| text)
-        .collect();
+    let second = result_texts(&requests[2]);
     assert!(
         second[2].contains("did not answer the call to `b_slow` within 1s"),
         "{second:?}"
@@ -154,16 +168,9 @@ async fn a_name_offered_twice_is_a_tool_error_naming_both() {
         |_: serde_json::Value| async { "noted elsewhere" },
     );
     let script = ScriptedModel::new([Reply::text("unreachable")]);
-    let model = script.serve().await.expect("serves");
-    let a = Server::start(App::new().add_singleton(model.model()).add_singleton(extra)).await;
+    let (a, _model) = server_a(&script, extra).await;
 
-    let result = a
-        .client()
-        .await
-        .tools()
-        .call("clashing", [("task", "go")])
-        .await;
-    let result = result.expect("tools/call");
+    let result = ask(&a, "clashing").await;
     assert!(result.is_error);
     assert!(
         text(&result)
@@ -188,21 +195,9 @@ async fn a_server_stopped_mid_run_fails_only_its_call() {
         ]),
         Reply::text("done"),
     ]);
-    let model = script.serve().await.expect("serves");
-    let a = Server::start(
-        App::new()
-            .add_singleton(model.model())
-            .add_singleton(remote),
-    )
-    .await;
+    let (a, _model) = server_a(&script, remote).await;
 
-    let result = a
-        .client()
-        .await
-        .tools()
-        .call("research", [("task", "go")])
-        .await;
-    let result = result.expect("tools/call");
+    let result = ask(&a, "research").await;
     assert!(!result.is_error, "{result:?}");
     let requests = script.requests();
     assert_eq!(requests[1].tool_results()[0].1, "stopped");
@@ -224,21 +219,9 @@ async fn a_server_unreachable_at_the_start_is_a_tool_error_naming_it() {
     let remote = remote_tools(&b).await;
     b.stop().await;
     let script = ScriptedModel::new([Reply::text("unreachable")]);
-    let model = script.serve().await.expect("serves");
-    let a = Server::start(
-        App::new()
-            .add_singleton(model.model())
-            .add_singleton(remote),
-    )
-    .await;
+    let (a, _model) = server_a(&script, remote).await;
 
-    let result = a
-        .client()
-        .await
-        .tools()
-        .call("research", [("task", "go")])
-        .await;
-    let result = result.expect("tools/call");
+    let result = ask(&a, "research").await;
     assert!(result.is_error);
     assert!(
         text(&result).contains("`neva::svir::remote::RemoteTools` could not list its tools"),
@@ -259,29 +242,15 @@ async fn with_offers_the_union_through_the_macro() {
         ]),
         Reply::text("done"),
     ]);
-    let model = script.serve().await.expect("serves");
-    let app = App::new()
-        .add_singleton(model.model())
-        .add_singleton(remote_tools(&b).await);
-    let a = Server::start(app).await;
+    let (a, _model) = server_a(&script, remote_tools(&b).await).await;
 
-    let result = a
-        .client()
-        .await
-        .tools()
-        .call("research_by_macro", [("task", "go")])
-        .await;
-    let result = result.expect("tools/call");
+    let result = ask(&a, "research_by_macro").await;
     assert!(!result.is_error, "{result:?}");
     let requests = script.requests();
     let mut offered = requests[0].tool_names();
     offered.sort_unstable();
     assert_eq!(offered, ["b_lookup", "note"]);
-    let results: Vec<String> = requests[1]
-        .tool_results()
-        .into_iter()
-        .map(|(_, text)| text)
-        .collect();
+    let results = result_texts(&requests[1]);
     assert_eq!(results, ["found rust", "noted x"]);
     a.stop().await;
     b.stop().await;
@@ -293,13 +262,7 @@ async fn with_a_type_not_registered_is_a_tool_error_naming_it() {
     let model = script.serve().await.expect("serves");
     let a = Server::start(App::new().add_singleton(model.model())).await;
 
-    let result = a
-        .client()
-        .await
-        .tools()
-        .call("research_by_macro", [("task", "go")])
-        .await;
-    let result = result.expect("tools/call");
+    let result = ask(&a, "research_by_macro").await;
     assert!(result.is_error);
     assert!(
         text(&result).contains(
