@@ -60,6 +60,23 @@ async fn ask(fallback: Fallback) -> CallToolResponse {
     result
 }
 
+/// Asks `support` through a fallback from `primary` to `backup`, each served over HTTP under
+/// its name.
+async fn ask_primary_then_backup(
+    primary: &ScriptedModel,
+    backup: &ScriptedModel,
+) -> CallToolResponse {
+    let (primary_server, backup_server) = (
+        primary.serve().await.unwrap(),
+        backup.serve().await.unwrap(),
+    );
+    let models = [
+        named(&primary_server, "primary"),
+        named(&backup_server, "backup"),
+    ];
+    ask(Fallback::new(models)).await
+}
+
 /// The run's report in a result's `_meta`.
 fn report(result: &CallToolResponse) -> serde_json::Value {
     let meta = result.content[0].as_text().unwrap().meta.clone();
@@ -97,16 +114,7 @@ async fn a_server_error_falls_back_to_the_next_model() {
     join_all([500, 502, 503, 504, 507].map(|status| async move {
         let primary = ScriptedModel::new([Reply::failure(status, SECRET)]);
         let backup = ScriptedModel::new([Reply::text("Shipped.")]);
-        let (primary_server, backup_server) = (
-            primary.serve().await.unwrap(),
-            backup.serve().await.unwrap(),
-        );
-
-        let models = [
-            named(&primary_server, "primary"),
-            named(&backup_server, "backup"),
-        ];
-        let result = ask(Fallback::new(models)).await;
+        let result = ask_primary_then_backup(&primary, &backup).await;
         answered_by(&result, "backup");
         assert_eq!(primary.requests().len(), 1, "HTTP {status}");
         assert_eq!(backup.requests().len(), 1, "HTTP {status}");
@@ -140,16 +148,7 @@ async fn rate_limiting_falls_back_after_the_models_own_retries() {
 async fn a_stream_cut_before_its_end_falls_back_and_none_of_its_calls_run() {
     let primary = ScriptedModel::new([Reply::call("lookup", json!({"id": 7})).cut()]);
     let backup = ScriptedModel::new([Reply::text("Shipped.")]);
-    let (primary_server, backup_server) = (
-        primary.serve().await.unwrap(),
-        backup.serve().await.unwrap(),
-    );
-
-    let models = [
-        named(&primary_server, "primary"),
-        named(&backup_server, "backup"),
-    ];
-    let result = ask(Fallback::new(models)).await;
+    let result = ask_primary_then_backup(&primary, &backup).await;
     answered_by(&result, "backup");
     assert_eq!(
         LOOKUPS.load(Ordering::SeqCst),
@@ -164,16 +163,7 @@ async fn every_request_starts_at_the_first_model_and_the_report_names_the_last_t
     // The primary fails the first request; the backup calls a tool; the primary, back, answers.
     let primary = ScriptedModel::new([Reply::failure(503, SECRET), Reply::text("Shipped.")]);
     let backup = ScriptedModel::new([Reply::call("lookup", json!({"id": 7}))]);
-    let (primary_server, backup_server) = (
-        primary.serve().await.unwrap(),
-        backup.serve().await.unwrap(),
-    );
-
-    let models = [
-        named(&primary_server, "primary"),
-        named(&backup_server, "backup"),
-    ];
-    let result = ask(Fallback::new(models)).await;
+    let result = ask_primary_then_backup(&primary, &backup).await;
     answered_by(&result, "primary");
     assert_eq!(report(&result)["turns"], 2);
     assert_eq!(primary.requests().len(), 2);
@@ -189,16 +179,7 @@ async fn a_request_the_server_rejects_never_falls_back() {
     join_all([400, 422, 401, 404, 408].map(|status| async move {
         let primary = ScriptedModel::from_fn(move |_| Reply::failure(status, SECRET));
         let backup = ScriptedModel::new([Reply::text("Shipped.")]);
-        let (primary_server, backup_server) = (
-            primary.serve().await.unwrap(),
-            backup.serve().await.unwrap(),
-        );
-
-        let models = [
-            named(&primary_server, "primary"),
-            named(&backup_server, "backup"),
-        ];
-        let result = ask(Fallback::new(models)).await;
+        let result = ask_primary_then_backup(&primary, &backup).await;
         assert!(result.is_error, "HTTP {status}: {result:?}");
         let told = text(&result);
         assert!(told.starts_with("the model could not answer"), "{told}");
