@@ -127,7 +127,9 @@ async fn a_run_is_an_agent_span_with_chat_and_tool_spans() {
     let spans = recorded();
 
     let script = ScriptedModel::new([
-        Reply::call("add", json!({"a": 2, "b": 3})).with_usage(12, 4),
+        Reply::call("add", json!({"a": 2, "b": 3}))
+            .with_usage(12, 4)
+            .after(Duration::from_millis(150)),
         Reply::text("5").with_usage(20, 1),
     ]);
     let model = script.serve().await.expect("serves");
@@ -160,6 +162,11 @@ async fn a_run_is_an_agent_span_with_chat_and_tool_spans() {
     assert_eq!(chats[0]["gen_ai.response.finish_reasons"], "ToolCalls");
     assert_eq!(chats[0]["gen_ai.response.model"], "scripted");
     assert_eq!(chats[1]["gen_ai.usage.output_tokens"], "1");
+    let first_chunk = |chat: &BTreeMap<String, String>| -> f64 {
+        chat["gen_ai.response.time_to_first_chunk"].parse().unwrap()
+    };
+    assert!(first_chunk(&chats[0]) >= 0.15, "{chats:#?}");
+    assert!(first_chunk(&chats[1]) < 0.15, "{chats:#?}");
 
     let tools = children(&spans, *id, "execute_tool");
     assert_eq!(tools.len(), 1, "{tools:#?}");

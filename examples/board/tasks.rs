@@ -84,7 +84,8 @@ async fn clear_board(board: Dc<Board>) -> String {
     system = "You keep the user's task board with the tools you have. \
               Add the tasks the plan needs, then answer with the plan.",
     turns = 8,
-    depth = 4
+    depth = 4,
+    stream = true
 )]
 async fn plan_week(focus: String) -> String {
     format!("Plan my week around {focus}. Add the tasks to my board.")

@@ -15,7 +15,7 @@ use crate::errors::Errors;
 use crate::uri::UriTemplate;
 
 /// Every argument `#[orchestrator]` takes.
-const KNOWN: [&str; 25] = [
+const KNOWN: [&str; 27] = [
     "descr",
     "title",
     "system",
@@ -28,6 +28,8 @@ const KNOWN: [&str; 25] = [
     "exclude",
     "on_limit",
     "timeout",
+    "call_timeout",
+    "stream",
     "budget",
     "repeat",
     "max_result",
@@ -45,6 +47,13 @@ const KNOWN: [&str; 25] = [
 
 /// The `on_limit` policies, as the runtime's `OnLimit` names them.
 const POLICIES: [&str; 3] = ["error", "answer", "partial"];
+
+/// The shortest interval between two streamed lines, in milliseconds: ten a second.
+const MIN_STREAM_INTERVAL: u64 = 100;
+
+/// The interval `stream = true` streams at, in milliseconds: the runtime's
+/// `DEFAULT_STREAM_INTERVAL`.
+const DEFAULT_STREAM_INTERVAL: u64 = 250;
 
 /// The longest tool name MCP allows.
 const MAX_TOOL_NAME: usize = 128;
@@ -65,6 +74,10 @@ pub(crate) struct Args {
     pub(crate) exclude: Vec<LitStr>,
     pub(crate) on_limit: Option<Ident>,
     pub(crate) timeout: Option<Timeout>,
+    /// The bound on each call to a `with` toolbox.
+    pub(crate) call_timeout: Option<Timeout>,
+    /// The least time between two streamed lines; `None`: the answer does not stream.
+    pub(crate) stream: Option<Timeout>,
     pub(crate) budget: Option<Bound>,
     pub(crate) repeat: Option<Bound>,
     pub(crate) max_result: Option<Bound>,
@@ -241,7 +254,9 @@ impl Args {
             "tools" => self.tools = patterns(&value, name, errors),
             "exclude" => self.exclude = patterns(&value, name, errors),
             "on_limit" => self.on_limit = policy(&value, errors),
-            "timeout" => self.timeout = timeout(&value, errors),
+            "timeout" => self.timeout = timeout(&value, name, errors),
+            "call_timeout" => self.call_timeout = timeout(&value, name, errors),
+            "stream" => self.stream = stream(&value, errors),
             "budget" => self.budget = bound(&value, name, errors),
             "repeat" => self.repeat = repeat(&value, errors),
             "max_result" => self.max_result = bound(&value, name, errors),
@@ -279,6 +294,8 @@ fn example(name: &str) -> &'static str {
         "exclude" => "`exclude = [\"clear_*\"]`",
         "on_limit" => "`on_limit = \"error\"`, `\"answer\"` or `\"partial\"`",
         "timeout" => "`timeout = \"90s\"`",
+        "call_timeout" => "`call_timeout = \"20s\"`",
+        "stream" => "`stream = true`, or the least time between two lines: `stream = \"500ms\"`",
         "budget" => "`budget = 20000`",
         "repeat" => "`repeat = 3`",
         "max_result" => "`max_result = 20000`",
@@ -373,18 +390,59 @@ fn repeat(value: &Expr, errors: &mut Errors) -> Option<Bound> {
     Some(bound)
 }
 
-fn timeout(value: &Expr, errors: &mut Errors) -> Option<Timeout> {
-    let text = string(value, "timeout", errors)?;
+/// `name = "90s"`: a duration longer than zero.
+fn timeout(value: &Expr, name: &str, errors: &mut Errors) -> Option<Timeout> {
+    let text = string(value, name, errors)?;
     match duration::millis(&text.value()) {
         Ok(millis) => Some(Timeout {
             millis,
             span: text.span(),
         }),
         Err(why) => {
-            errors.at(&text, format!("`timeout`: {why}"));
+            errors.at(&text, format!("`{name}`: {why}"));
             None
         }
     }
+}
+
+/// `stream = true` (every 250 ms), `stream = false`, or `stream = "500ms"`: the least time
+/// between two streamed lines, at least 100 ms.
+fn stream(value: &Expr, errors: &mut Errors) -> Option<Timeout> {
+    if let Expr::Lit(ExprLit {
+        lit: Lit::Bool(flag),
+        ..
+    }) = value
+    {
+        return flag.value.then_some(Timeout {
+            millis: DEFAULT_STREAM_INTERVAL,
+            span: flag.span(),
+        });
+    }
+    if !matches!(
+        value,
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(_),
+            ..
+        })
+    ) {
+        errors.at(
+            value,
+            format!(
+                "expected `true`, `false` or a duration: {}",
+                example("stream")
+            ),
+        );
+        return None;
+    }
+    let interval = timeout(value, "stream", errors)?;
+    if interval.millis < MIN_STREAM_INTERVAL {
+        errors.push(syn::Error::new(
+            interval.span,
+            "`stream` sends at most ten lines a second: give at least \"100ms\"",
+        ));
+        return None;
+    }
+    Some(interval)
 }
 
 /// `retries = N`: any whole number, zero included.
@@ -506,6 +564,35 @@ mod tests {
         assert!(args.model.is_some());
         assert_eq!(args.with.len(), 2);
         assert_eq!(args.neva.len(), 1);
+    }
+
+    #[test]
+    fn stream_and_call_timeout_are_checked() {
+        let (args, errors) = parse(quote! { stream = true, call_timeout = "20s" });
+        assert!(errors.is_none(), "{errors:?}");
+        assert_eq!(args.stream.unwrap().millis, DEFAULT_STREAM_INTERVAL);
+        assert_eq!(args.call_timeout.unwrap().millis, 20_000);
+
+        let (args, errors) = parse(quote! { stream = false });
+        assert!(errors.is_none(), "{errors:?}");
+        assert!(args.stream.is_none());
+        assert_eq!(
+            parse(quote! { stream = "1s" }).0.stream.unwrap().millis,
+            1_000
+        );
+
+        let errors = parse(quote! { stream = "20ms" }).1.expect("errors");
+        assert!(errors.contains("at most ten lines a second"), "{errors}");
+        let errors = parse(quote! { stream = 2 }).1.expect("errors");
+        assert!(
+            errors.contains("expected `true`, `false` or a duration"),
+            "{errors}"
+        );
+        let errors = parse(quote! { call_timeout = "soon" }).1.expect("errors");
+        assert!(
+            errors.contains("`call_timeout`: write a number"),
+            "{errors}"
+        );
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub(crate) fn millis(text: &str) -> Result<u64, &'static str> {
             .ok_or("this duration is too long")?;
     }
     if total == 0 {
-        return Err("a timeout must be longer than zero");
+        return Err("a duration must be longer than zero");
     }
     Ok(total)
 }
@@ -55,6 +55,6 @@ mod tests {
         for text in ["", "90", "s", "1.5s", "90 s", "90sec", "-1s"] {
             assert!(millis(text).is_err(), "{text}");
         }
-        assert_eq!(millis("0s"), Err("a timeout must be longer than zero"));
+        assert_eq!(millis("0s"), Err("a duration must be longer than zero"));
     }
 }

@@ -242,6 +242,18 @@ fn settings(args: &Args) -> TokenStream {
     if args.recurse {
         calls.extend(quote! { .recurse(true) });
     }
+    if let Some(timeout) = &args.call_timeout {
+        let millis = timeout.millis;
+        calls.extend(quote_spanned! { timeout.span =>
+            .call_timeout(#private::Duration::from_millis(#millis))
+        });
+    }
+    if let Some(interval) = &args.stream {
+        let millis = interval.millis;
+        calls.extend(quote_spanned! { interval.span =>
+            .stream(#private::Duration::from_millis(#millis))
+        });
+    }
     let limits = limits(args);
     if !args.tools.is_empty() || !args.exclude.is_empty() {
         let only = &args.tools;

@@ -18,7 +18,7 @@ use neva::types::CallToolResponse;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use svir::{Completion, Request};
+use svir::{Completion, Event, Request};
 
 use crate::{CompletionModel, IntoBrief, Outcome, RunError, SchemaProfile, ToolPattern};
 pub use crate::{Limits, Model, OnLimit, Orchestrator, ToolSelection};
@@ -273,6 +273,13 @@ pub trait DynModel: Send + Sync {
         request: &'a Request,
     ) -> Pin<Box<dyn Future<Output = Result<Completion, svir::Error>> + Send + 'a>>;
 
+    /// [`CompletionModel::complete_streaming`], boxed.
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a Request,
+        heard: &'a (dyn Fn(&Event) + Sync),
+    ) -> Pin<Box<dyn Future<Output = Result<Completion, svir::Error>> + Send + 'a>>;
+
     /// [`CompletionModel::schema_profile`].
     fn schema_profile(&self) -> SchemaProfile;
 }
@@ -289,6 +296,14 @@ impl<M: CompletionModel> DynModel for M {
         Box::pin(CompletionModel::complete(self, request))
     }
 
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a Request,
+        heard: &'a (dyn Fn(&Event) + Sync),
+    ) -> Pin<Box<dyn Future<Output = Result<Completion, svir::Error>> + Send + 'a>> {
+        Box::pin(CompletionModel::complete_streaming(self, request, heard))
+    }
+
     fn schema_profile(&self) -> SchemaProfile {
         CompletionModel::schema_profile(self)
     }
@@ -302,6 +317,14 @@ impl CompletionModel for dyn DynModel + '_ {
 
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
         DynModel::complete(self, request).await
+    }
+
+    async fn complete_streaming(
+        &self,
+        request: &Request,
+        heard: &(dyn Fn(&Event) + Sync),
+    ) -> Result<Completion, svir::Error> {
+        DynModel::complete_streaming(self, request, heard).await
     }
 
     fn schema_profile(&self) -> SchemaProfile {

@@ -6,7 +6,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, OnceLock};
 
-use svir::{Completion, ErrorKind, Request};
+use svir::{Completion, ErrorKind, Event, Request};
 
 use crate::__private;
 use crate::{CompletionModel, SchemaProfile};
@@ -174,17 +174,32 @@ impl CompletionModel for Fallback {
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
+        self.complete_streaming(request, &|_| {}).await
+    }
+
+    /// Each model is heard as it streams. A model whose stream is cut hands on the pieces it
+    /// had sent, and the next model's answer follows them.
+    async fn complete_streaming(
+        &self,
+        request: &Request,
+        heard: &(dyn Fn(&Event) + Sync),
+    ) -> Result<Completion, svir::Error> {
         let count = self.models.len();
         for (index, model) in self.models.iter().enumerate() {
             let name = __private::DynModel::name(&**model);
-            let error =
-                match __private::DynModel::complete(&**model, &addressed(request, name)).await {
-                    Ok(done) => {
-                        note(name);
-                        return Ok(done);
-                    }
-                    Err(error) => error,
-                };
+            let error = match __private::DynModel::complete_streaming(
+                &**model,
+                &addressed(request, name),
+                heard,
+            )
+            .await
+            {
+                Ok(done) => {
+                    note(name);
+                    return Ok(done);
+                }
+                Err(error) => error,
+            };
             if !Self::moves_on(&error) {
                 return Err(error);
             }

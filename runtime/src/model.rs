@@ -4,7 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::time::Duration;
 
-use svir::{Completion, ErrorKind, Request};
+use svir::{Completion, ErrorKind, Event, Request};
 
 use crate::SchemaProfile;
 
@@ -54,6 +54,22 @@ pub trait CompletionModel: Send + Sync {
         &self,
         request: &Request,
     ) -> impl Future<Output = Result<Completion, svir::Error>> + Send;
+
+    /// Sends `request` and returns the model's whole answer, handing `heard` each piece of it
+    /// (text, reasoning, a piece of a tool call) as it arrives, the whole answer excepted.
+    ///
+    /// An orchestration always asks through this method: the pieces time the first token, and
+    /// stream the text to the caller when it streams. The default hands over no piece and
+    /// waits for [`complete`](Self::complete); a model that streams overrides it. Dropping the
+    /// future stops the answer where it is.
+    fn complete_streaming(
+        &self,
+        request: &Request,
+        heard: &(dyn Fn(&Event) + Sync),
+    ) -> impl Future<Output = Result<Completion, svir::Error>> + Send {
+        let _ = heard;
+        self.complete(request)
+    }
 
     /// The form the tools' input schemas are offered in, for the provider behind this model:
     /// [`SchemaProfile::Portable`] unless the type says otherwise.
@@ -135,20 +151,34 @@ impl fmt::Debug for Model {
 }
 
 impl Model {
-    /// One try, within the first-token bound when there is one.
-    async fn attempt(&self, request: &Request) -> Result<Completion, svir::Error> {
-        let Some(limit) = self.first_token else {
-            return self.client.complete(request).await;
+    /// One try, within the first-token bound when there is one, handing `heard` each piece.
+    async fn attempt(
+        &self,
+        request: &Request,
+        heard: &(dyn Fn(&Event) + Sync),
+    ) -> Result<Completion, svir::Error> {
+        let mut stream = match self.first_token {
+            None => self.client.stream(request).await?,
+            Some(limit) => {
+                let late = || {
+                    svir::Error::new(ErrorKind::Timeout)
+                        .with_detail(format!("nothing of the answer arrived within {limit:?}"))
+                };
+                let deadline = std::time::Instant::now() + limit;
+                tokio::time::timeout_at(deadline.into(), self.client.stream(request))
+                    .await
+                    .map_err(|_| late())??
+                    .first_token_by(deadline)
+            }
         };
-        let late = || {
-            svir::Error::new(ErrorKind::Timeout)
-                .with_detail(format!("nothing of the answer arrived within {limit:?}"))
-        };
-        let deadline = std::time::Instant::now() + limit;
-        let stream = tokio::time::timeout_at(deadline.into(), self.client.stream(request))
-            .await
-            .map_err(|_| late())??;
-        stream.first_token_by(deadline).completion().await
+        while let Some(event) = stream.next().await {
+            match event? {
+                Event::Completed(done) => return Ok(done),
+                piece => heard(&piece),
+            }
+        }
+        Err(svir::Error::new(ErrorKind::TruncatedStream)
+            .with_detail("the stream ended before [DONE]"))
     }
 }
 
@@ -162,9 +192,17 @@ impl CompletionModel for Model {
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
+        self.complete_streaming(request, &|_| {}).await
+    }
+
+    async fn complete_streaming(
+        &self,
+        request: &Request,
+        heard: &(dyn Fn(&Event) + Sync),
+    ) -> Result<Completion, svir::Error> {
         let mut retried = 0;
         loop {
-            match self.attempt(request).await {
+            match self.attempt(request, heard).await {
                 Err(error) if error.kind() == ErrorKind::RateLimited && retried < self.retries => {
                     retried += 1;
                     let backoff = Duration::from_millis(250 << retried);

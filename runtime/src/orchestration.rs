@@ -6,12 +6,14 @@ use futures_util::future::join_all;
 use neva::types::ProgressToken;
 use tracing::{Instrument, Span};
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use crate::NormalizedTools;
 use crate::progress::Progress;
 use crate::repeats::{self, Repeat, Repeats};
 use crate::shared_usage::SharedUsage;
+use crate::streaming::Listener;
 use crate::{CompletionModel, IntoBrief, Limits, OnLimit, Outcome, RunError, Stop, TokenUsage};
 use crate::{fallback, partial, result_limit, telemetry};
 
@@ -55,6 +57,10 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     name: Option<String>,
     /// Nested this deep, at the depth bound: no call could be made, so no tool is offered.
     at_depth_bound: Option<usize>,
+    /// Passes the model's text on as it streams, at most this often.
+    stream: Option<Duration>,
+    /// How long the run's first model request took to its first piece.
+    first_token: OnceLock<Duration>,
 }
 
 /// Where a run is: what it has sent, used and seen so far.
@@ -99,6 +105,8 @@ where
             progress: None,
             name: None,
             at_depth_bound: None,
+            stream: None,
+            first_token: OnceLock::new(),
         }
     }
 
@@ -121,6 +129,23 @@ where
     /// that asked for them.
     pub fn progress(mut self, token: Option<ProgressToken>) -> Self {
         self.progress = token;
+        self
+    }
+
+    /// Streams the model's text to the caller while the model writes it: a log line
+    /// (`notifications/message`, logger [`STREAM_LOGGER`](crate::STREAM_LOGGER), level `info`)
+    /// at most every `interval` ([`DEFAULT_STREAM_INTERVAL`](crate::DEFAULT_STREAM_INTERVAL) is
+    /// 250 ms), with the text written since the last one, and one with the rest when the answer
+    /// is whole. Text the model writes beside its tool calls streams too. The outcome is the
+    /// same as without it.
+    ///
+    /// A run stopped in the middle of an answer (its deadline, or the caller cancelling) drops
+    /// the answer's stream: nothing more of it is read, and no call of a half-written answer
+    /// runs, since calls run only from a whole answer.
+    ///
+    /// An `interval` under 100 ms counts as 100 ms: never a line per token.
+    pub fn stream(mut self, interval: Duration) -> Self {
+        self.stream = Some(interval.max(Duration::from_millis(100)));
         self
     }
 
@@ -205,13 +230,9 @@ where
     /// The outcome of the turns: the answer, or the policy at the bound.
     pub(crate) async fn conclude(&self, ended: Ended, run: Run) -> Result<Outcome, RunError> {
         match ended {
-            Ended::Answered(done, stop) => Ok(finished(
-                done,
-                run.answered_by,
-                run.turns,
-                run.usage.get(),
-                stop,
-            )),
+            Ended::Answered(done, stop) => {
+                Ok(self.finished(done, run.answered_by, run.turns, run.usage.get(), stop))
+            }
             Ended::Limit(stop) => self.at_limit(stop, run).await,
         }
     }
@@ -328,13 +349,7 @@ where
                 let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
                 let request = run.request.tool_choice(ToolChoice::None);
                 let (done, by) = self.ask_by(deadline, &request, &run.usage).await?;
-                Ok(finished(
-                    done,
-                    Some(by),
-                    run.turns + 1,
-                    run.usage.get(),
-                    stop,
-                ))
+                Ok(self.finished(done, Some(by), run.turns + 1, run.usage.get(), stop))
             }
             OnLimit::Partial => Ok(Outcome {
                 text: partial::text(stop, &run.last_text, &run.done),
@@ -344,6 +359,7 @@ where
                 finish: svir::FinishReason::ToolCalls,
                 partial: true,
                 model: run.answered_by,
+                first_token: self.first_token.get().copied(),
             }),
         }
     }
@@ -420,8 +436,15 @@ where
         usage: &SharedUsage,
     ) -> Result<(Completion, String), RunError> {
         let span = telemetry::chat(self.model.name());
-        let answer = fallback::answered_by(self.model.complete(request));
+        let listener = Listener::new(self.stream);
+        let heard = |event: &svir::Event| listener.hear(event);
+        let answer = fallback::answered_by(self.model.complete_streaming(request, &heard));
         let (done, by) = answer.instrument(span.clone()).await;
+        listener.finish();
+        if let Some(first) = listener.first_piece() {
+            telemetry::first_piece(&span, first);
+            let _ = self.first_token.set(first);
+        }
         let done = done.map_err(|error| {
             tracing::warn!(target: "ladoga", parent: &span, ?error, "the model request failed");
             RunError::Model(error)
@@ -431,25 +454,28 @@ where
         usage.add(done.usage);
         Ok((done, by))
     }
-}
 
-pub(crate) fn finished(
-    done: Completion,
-    model: Option<String>,
-    turns: usize,
-    usage: TokenUsage,
-    stop: Stop,
-) -> Outcome {
-    tracing::debug!(target: "ladoga", turns, ?stop, "the model answered");
-    tracing::debug!(target: "ladoga", answer = %done.text, "the answer");
-    Outcome {
-        text: done.text,
-        turns,
-        usage,
-        stop,
-        finish: done.finish,
-        partial: false,
-        model,
+    /// The outcome of a run that ended with `done`, answered by `model`.
+    pub(crate) fn finished(
+        &self,
+        done: Completion,
+        model: Option<String>,
+        turns: usize,
+        usage: TokenUsage,
+        stop: Stop,
+    ) -> Outcome {
+        tracing::debug!(target: "ladoga", turns, ?stop, "the model answered");
+        tracing::debug!(target: "ladoga", answer = %done.text, "the answer");
+        Outcome {
+            text: done.text,
+            turns,
+            usage,
+            stop,
+            finish: done.finish,
+            partial: false,
+            model,
+            first_token: self.first_token.get().copied(),
+        }
     }
 }
 

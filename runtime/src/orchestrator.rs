@@ -50,6 +50,7 @@ pub struct Orchestrator {
     briefing: Briefing,
     with: Vec<Source>,
     call_timeout: Duration,
+    stream: Option<Duration>,
 }
 
 impl Default for Orchestrator {
@@ -72,6 +73,7 @@ impl Orchestrator {
             briefing: Briefing::default(),
             with: Vec::new(),
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            stream: None,
         }
     }
 
@@ -106,6 +108,13 @@ impl Orchestrator {
     /// The bounds of each run and the policy at them.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Streams the model's text to the caller as log lines, at most one every `interval`: see
+    /// [`Orchestration::stream`].
+    pub fn stream(mut self, interval: Duration) -> Self {
+        self.stream = Some(interval);
         self
     }
 
@@ -308,6 +317,9 @@ impl Orchestrator {
             .progress(self.progress.clone());
         if let Some(name) = &self.name {
             run = run.name(name.clone());
+        }
+        if let Some(interval) = self.stream {
+            run = run.stream(interval);
         }
         // Every call of a run this deep would be refused, so it is offered none.
         let nesting = SharedUsage::nesting();

@@ -25,6 +25,13 @@ pub struct Outcome {
     /// [`Fallback`](crate::Fallback), the one of its models that answered. `None` when no
     /// request was answered, as for a partial result at a deadline the first request missed.
     pub model: Option<String>,
+    /// How long the run's first model request took to its first piece (text, reasoning or a
+    /// piece of a tool call): what a caller of a streaming run waits before it hears anything.
+    /// `None` for a model that does not stream ([`CompletionModel::complete_streaming`]'s
+    /// default), or when no piece came.
+    ///
+    /// [`CompletionModel::complete_streaming`]: crate::CompletionModel::complete_streaming
+    pub first_token: Option<std::time::Duration>,
 }
 
 /// Why an orchestration stopped.

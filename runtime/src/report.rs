@@ -11,9 +11,11 @@ use serde_json::{Value, json};
 use crate::{Outcome, RunError, Stop};
 
 /// The `_meta` key the report is under: `{"stop": "answered", "turns": 2, "partial": false,
-/// "usage": {"input_tokens": 25, "output_tokens": 10}, "model": "qwen3"}`. `stop` is one of
+/// "usage": {"input_tokens": 25, "output_tokens": 10}, "model": "qwen3", "first_token_ms": 180}`. `stop` is one of
 /// `answered`, `turns`, `deadline`, `budget`, `stuck` and `depth` ([`Stop::name`]); `model` is
-/// the model that answered the last request ([`Outcome::model`]), absent when none did.
+/// the model that answered the last request ([`Outcome::model`]), absent when none did;
+/// `first_token_ms` is how long the first model request took to its first piece
+/// ([`Outcome::first_token`]), absent for a model that does not stream.
 pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
 
 impl Outcome {
@@ -30,6 +32,9 @@ impl Outcome {
         });
         if let Some(model) = &self.model {
             report["model"] = json!(model);
+        }
+        if let Some(first) = self.first_token {
+            report["first_token_ms"] = json!(first.as_millis() as u64);
         }
         report
     }

@@ -119,9 +119,16 @@ pub(crate) fn chat(model: &str) -> Span {
         gen_ai.request.model = model,
         gen_ai.response.model = Empty,
         gen_ai.response.finish_reasons = Empty,
+        gen_ai.response.time_to_first_chunk = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
     )
+}
+
+/// Records on a model request's span how long after it was sent its first piece came, in
+/// seconds.
+pub(crate) fn first_piece(span: &Span, after: std::time::Duration) {
+    span.record("gen_ai.response.time_to_first_chunk", after.as_secs_f64());
 }
 
 /// Records the answer of a model request, and the model that gave it, on its span.

@@ -7,7 +7,7 @@ use tracing::Instrument;
 
 use std::sync::Arc;
 
-use crate::orchestration::{Ended, finished};
+use crate::orchestration::Ended;
 use crate::shared_usage::SharedUsage;
 use crate::{CompletionModel, IntoBrief, Orchestration, Outcome, RunError, telemetry};
 
@@ -81,7 +81,8 @@ where
         loop {
             let error = match serde_json::from_str(&done.text) {
                 Ok(value) => {
-                    let outcome = finished(done, run.answered_by, run.turns, run.usage.get(), stop);
+                    let outcome =
+                        self.finished(done, run.answered_by, run.turns, run.usage.get(), stop);
                     return Ok((value, outcome));
                 }
                 Err(error) if requests > self.limits.retries => {

@@ -50,7 +50,8 @@ pub fn check(answer: &Value, script: &ScriptedModel) {
 }
 
 /// The peer got a progress notification per turn and per tool call, out of the turn bound (8),
-/// and the readable line of each as a log message.
+/// the readable line of each as a log message, and the answer's text as it streamed (`plan_week`
+/// streams: one line here, since the scripted answer comes in one piece).
 pub fn check_progress(answer: &Value) {
     assert_eq!(
         answer["progress"],
@@ -62,6 +63,7 @@ pub fn check_progress(answer: &Value) {
         json!([
             "turn 1/8: add_task",
             "turn 1/8: add_task answered",
+            "Tag v1.0 is on the board.",
             "turn 2/8: answered"
         ]),
         "{answer}"

@@ -12,6 +12,8 @@ pub struct Reply {
     cut: bool,
     delay: Duration,
     stall: Duration,
+    /// Each word of the text its own event, this long apart; zero: the answer in one go.
+    pace: Duration,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -91,6 +93,21 @@ impl Reply {
         self
     }
 
+    /// Streams the answer slowly, as a model writing it does: each word of the text its own
+    /// event, and every event `pace` after the one before. Over HTTP the server writes them so
+    /// ([`ScriptedModel::events_sent`](super::ScriptedModel::events_sent) counts them); in
+    /// process, [`CompletionModel::complete_streaming`](crate::CompletionModel::complete_streaming)
+    /// hands them over so.
+    pub fn streamed(mut self, pace: Duration) -> Self {
+        self.pace = pace;
+        self
+    }
+
+    /// How long apart the events of the answer go; zero: all at once.
+    pub(crate) fn pace(&self) -> Duration {
+        self.pace
+    }
+
     /// How long to wait before answering.
     pub(crate) fn delay(&self) -> Duration {
         self.delay
@@ -112,6 +129,7 @@ impl Reply {
             cut: false,
             delay: Duration::ZERO,
             stall: Duration::ZERO,
+            pace: Duration::ZERO,
         }
     }
 
@@ -136,6 +154,7 @@ impl Reply {
             cut: false,
             delay: Duration::ZERO,
             stall: Duration::ZERO,
+            pace: Duration::ZERO,
         }
     }
 
@@ -162,8 +181,14 @@ impl Reply {
 
     /// The answer as a Chat Completions event stream; `turn` keeps call ids unique in a run.
     pub(crate) fn event_stream(&self, model: &str, turn: usize) -> String {
+        self.events(model, turn).concat()
+    }
+
+    /// The events of the answer's stream, each as it goes on the wire: the text in one event,
+    /// or one per word when it is [`streamed`](Self::streamed).
+    pub(crate) fn events(&self, model: &str, turn: usize) -> Vec<String> {
         let Kind::Answer { text, calls } = &self.kind else {
-            return String::new();
+            return Vec::new();
         };
         let chunk = |choices: Value| {
             let chunk = json!({
@@ -174,16 +199,21 @@ impl Reply {
             });
             format!("data: {chunk}\n\n")
         };
-        let mut wire = String::new();
-        if !text.is_empty() {
-            wire += &chunk(json!([{
+        let mut wire = Vec::new();
+        let pieces: Vec<&str> = if self.pace.is_zero() {
+            vec![text.as_str()]
+        } else {
+            text.split_inclusive(' ').collect()
+        };
+        for piece in pieces.into_iter().filter(|piece| !piece.is_empty()) {
+            wire.push(chunk(json!([{
                 "index": 0,
-                "delta": {"role": "assistant", "content": text},
+                "delta": {"role": "assistant", "content": piece},
                 "finish_reason": null,
-            }]));
+            }])));
         }
         for (index, (name, arguments)) in calls.iter().enumerate() {
-            wire += &chunk(json!([{
+            wire.push(chunk(json!([{
                 "index": 0,
                 "delta": {"tool_calls": [{
                     "index": index,
@@ -192,7 +222,7 @@ impl Reply {
                     "function": {"name": name, "arguments": arguments},
                 }]},
                 "finish_reason": null,
-            }]));
+            }])));
         }
         if self.cut {
             return wire;
@@ -202,7 +232,9 @@ impl Reply {
         } else {
             "tool_calls"
         };
-        wire += &chunk(json!([{"index": 0, "delta": {}, "finish_reason": finish}]));
+        wire.push(chunk(
+            json!([{"index": 0, "delta": {}, "finish_reason": finish}]),
+        ));
         let (input, output) = self.usage;
         let usage = json!({
             "id": "chatcmpl-scripted",
@@ -211,7 +243,7 @@ impl Reply {
             "choices": [],
             "usage": {"prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output},
         });
-        wire += &format!("data: {usage}\n\ndata: [DONE]\n\n");
+        wire.push(format!("data: {usage}\n\ndata: [DONE]\n\n"));
         wire
     }
 }

@@ -32,6 +32,10 @@ struct Inner {
     seen: Mutex<Vec<SeenRequest>>,
     logging: AtomicBool,
     received: AtomicUsize,
+    /// Events of streamed answers written or handed over.
+    events_sent: AtomicUsize,
+    /// Streamed answers whose reader went away before their end.
+    abandoned: AtomicUsize,
 }
 
 type Respond = dyn Fn(&SeenRequest) -> Reply + Send + Sync;
@@ -60,6 +64,8 @@ impl ScriptedModel {
                 seen: Mutex::new(Vec::new()),
                 logging: AtomicBool::new(true),
                 received: AtomicUsize::new(0),
+                events_sent: AtomicUsize::new(0),
+                abandoned: AtomicUsize::new(0),
             }),
         }
     }
@@ -107,6 +113,30 @@ impl ScriptedModel {
     }
 
     /// Records `body` and picks the reply, with the turn number it is the answer of.
+    /// How many events of its [`streamed`](Reply::streamed) answers it has sent so far.
+    pub fn events_sent(&self) -> usize {
+        self.inner.events_sent.load(Ordering::SeqCst)
+    }
+
+    /// How many of its [`streamed`](Reply::streamed) answers were dropped by their reader
+    /// before their end: a client that stopped reading and went away.
+    pub fn streams_abandoned(&self) -> usize {
+        self.inner.abandoned.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn event_sent(&self) {
+        self.inner.events_sent.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A streamed answer begins: the note to drop when it is over, which counts it abandoned
+    /// unless [`Unfinished::finished`] was called.
+    pub(crate) fn stream_started(&self) -> Arc<Unfinished> {
+        Arc::new(Unfinished {
+            script: self.clone(),
+            finished: AtomicBool::new(false),
+        })
+    }
+
     pub(crate) fn receive(&self, body: Value) -> (Reply, usize) {
         let seen = SeenRequest::new(body);
         // The function runs without the lock held, so it may look at the log itself.
@@ -122,6 +152,28 @@ impl ScriptedModel {
             lock(&self.inner.seen).push(seen);
         }
         (reply, turn)
+    }
+}
+
+/// A streamed answer not yet at its end; dropped before [`finished`](Self::finished), it counts
+/// as abandoned.
+pub(crate) struct Unfinished {
+    script: ScriptedModel,
+    finished: AtomicBool,
+}
+
+impl Unfinished {
+    /// The last event was sent.
+    pub(crate) fn finished(&self) {
+        self.finished.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if !self.finished.load(Ordering::SeqCst) {
+            self.script.inner.abandoned.fetch_add(1, Ordering::SeqCst);
+        }
     }
 }
 
@@ -142,6 +194,16 @@ impl CompletionModel for ScriptedModel {
     /// Encodes `request` as svir would send it, answers it from the script, and decodes the
     /// answer as svir would read it: the same path as over HTTP, minus the socket.
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
+        self.complete_streaming(request, &|_| {}).await
+    }
+
+    /// Hands over the pieces of a [`streamed`](Reply::streamed) answer as they come, and of any
+    /// other answer all at once.
+    async fn complete_streaming(
+        &self,
+        request: &Request,
+        heard: &(dyn Fn(&Event) + Sync),
+    ) -> Result<Completion, svir::Error> {
         let body = Encoder::new().encode(request)?.into_bytes()?;
         let body = serde_json::from_slice(&body).map_err(|error| {
             svir::Error::new(ErrorKind::Protocol).with_detail(format!("unreadable body: {error}"))
@@ -162,24 +224,59 @@ impl CompletionModel for ScriptedModel {
             }
             return Err(error);
         }
-        decode(&reply.event_stream(&self.inner.name, turn))
+        let mut answer = Answer::default();
+        if reply.pace().is_zero() {
+            answer.read(&reply.event_stream(&self.inner.name, turn), heard)?;
+            return answer.finish();
+        }
+        let unfinished = self.stream_started();
+        for (index, event) in reply.events(&self.inner.name, turn).iter().enumerate() {
+            if index > 0 {
+                tokio::time::sleep(reply.pace()).await;
+            }
+            self.event_sent();
+            answer.read(event, heard)?;
+        }
+        unfinished.finished();
+        answer.finish()
     }
 }
 
-/// The completion an event stream carries.
-fn decode(wire: &str) -> Result<Completion, svir::Error> {
-    let mut decoder = Decoder::strict();
-    let mut done = None;
-    for event in decoder.push(wire.as_bytes()) {
-        if let Event::Completed(completion) = event? {
-            done = Some(completion);
+/// An answer decoded as its wire comes.
+struct Answer {
+    decoder: Decoder,
+    done: Option<Completion>,
+}
+
+impl Default for Answer {
+    fn default() -> Self {
+        Self {
+            decoder: Decoder::strict(),
+            done: None,
         }
     }
-    decoder.finish()?;
-    done.ok_or_else(|| svir::Error::new(ErrorKind::TruncatedStream))
 }
 
-/// A lock that outlives a panic elsewhere: the log is only ever appended to.
+impl Answer {
+    /// Decodes `wire`, handing each piece to `heard`.
+    fn read(&mut self, wire: &str, heard: &(dyn Fn(&Event) + Sync)) -> Result<(), svir::Error> {
+        for event in self.decoder.push(wire.as_bytes()) {
+            match event? {
+                Event::Completed(completion) => self.done = Some(completion),
+                piece => heard(&piece),
+            }
+        }
+        Ok(())
+    }
+
+    /// The whole answer, or why there is none.
+    fn finish(self) -> Result<Completion, svir::Error> {
+        self.decoder.finish()?;
+        self.done
+            .ok_or_else(|| svir::Error::new(ErrorKind::TruncatedStream))
+    }
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()

@@ -135,6 +135,12 @@ async fn answer(
             }
             response
         }
+        None if !reply.pace().is_zero() => {
+            let events = reply.events(script.name(), turn);
+            let mut response = respond(StatusCode::OK, "text/event-stream", String::new());
+            *response.body_mut() = paced(events, reply.pace(), script.clone());
+            response
+        }
         None => {
             let events = reply.event_stream(script.name(), turn);
             if reply.pause().is_zero() {
@@ -146,6 +152,28 @@ async fn answer(
             }
         }
     })
+}
+
+/// `events` as a body that writes one every `pace`, counting each written in `script`, and
+/// noting there a body dropped before its end: the client went away.
+fn paced(events: Vec<String>, pace: Duration, script: ScriptedModel) -> Body {
+    let total = events.len();
+    let unfinished = script.stream_started();
+    let frames =
+        futures_util::stream::iter(events.into_iter().enumerate()).then(move |(index, event)| {
+            let (script, unfinished) = (script.clone(), unfinished.clone());
+            async move {
+                if index > 0 {
+                    tokio::time::sleep(pace).await;
+                }
+                script.event_sent();
+                if index + 1 == total {
+                    unfinished.finished();
+                }
+                Ok(Frame::data(Bytes::from(event)))
+            }
+        });
+    StreamBody::new(frames).boxed_unsync()
 }
 
 /// The event stream `events` as a body that goes silent for `pause` after its first event.
