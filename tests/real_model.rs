@@ -7,22 +7,43 @@
 
 mod common;
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{board_over_http, text};
+use ladoga::{REPORT_KEY, STREAM_LOGGER};
 use neva::prelude::*;
+use neva::types::notification::Notification;
 
 #[tokio::test]
 #[ignore = "needs the local model server: see the README"]
-async fn plan_week_on_a_real_model_calls_a_board_tool_and_answers() {
+async fn plan_week_on_a_real_model_calls_a_board_tool_and_streams_its_answer() {
     let url = std::env::var("LADOGA_REAL_MODEL_URL")
         .expect("LADOGA_REAL_MODEL_URL names the model server (scripts/model-server start)");
     let (_board, addr) = board_over_http(&url, "smollm2").await;
+    #[allow(deprecated)] // request-scoped logging, which MCP 2026-07-28 marks deprecated
     let mut client = Client::new().with_options(|opt| {
         opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
             .with_timeout(Duration::from_secs(300))
+            .with_log_level(neva::types::notification::LoggingLevel::Info)
     });
     client.connect().await.expect("connects");
+    // The text `plan_week` streams (it has `stream = true`), kept as it comes.
+    let streamed = Arc::new(Mutex::new(String::new()));
+    let kept = Arc::clone(&streamed);
+    client.subscribe(
+        "notifications/message",
+        move |notification: Notification| {
+            let kept = Arc::clone(&kept);
+            async move {
+                let params = notification.params.unwrap_or_default();
+                if params["logger"] == STREAM_LOGGER {
+                    let piece = params["data"]["message"].as_str().unwrap_or_default();
+                    kept.lock().unwrap().push_str(piece);
+                }
+            }
+        },
+    );
 
     let result = client
         .tools()
@@ -31,6 +52,14 @@ async fn plan_week_on_a_real_model_calls_a_board_tool_and_answers() {
         .expect("tools/call");
     assert!(!result.is_error, "{result:?}");
     assert!(!text(&result).trim().is_empty(), "the model answered");
+    let streamed = streamed.lock().unwrap().clone();
+    assert!(
+        streamed.contains(text(&result).trim()),
+        "the answer streamed to the caller before the result: {streamed:?}"
+    );
+    let block = serde_json::to_value(&result.content[0]).unwrap();
+    let first_token = &block["_meta"][REPORT_KEY]["first_token_ms"];
+    assert!(first_token.as_u64().is_some(), "{block}");
 
     // A real call reached a board tool: the board is not empty any more.
     let board = client.tools().call("list_tasks", ()).await.expect("list");

@@ -190,6 +190,11 @@ async fn the_answer_reaches_the_caller_a_few_lines_a_second_while_the_model_writ
         (4..=8).contains(&streamed.len()),
         "about one line each 200 ms of 1.2 s, never one per word: {streamed:#?}"
     );
+    eprintln!(
+        "{} lines; the first {:?} before the result",
+        streamed.len(),
+        answered.duration_since(streamed[0].at)
+    );
     for pair in streamed.windows(2) {
         let gap = pair[1].at.duration_since(pair[0].at);
         // The last line comes when the answer is whole, whenever that is.

@@ -38,6 +38,8 @@ struct Plan {
     exclude = ["clear_*"],
     on_limit = "answer",
     timeout = "90s",
+    call_timeout = "20s",
+    stream = "500ms",
     budget = 20000,
     repeat = 3,
     max_result = 8000,
