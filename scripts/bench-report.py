@@ -238,6 +238,34 @@ def compile_cost(folder, out):
                f"built, `{data['profile']}` profile.")
 
 
+def streaming(folder, out):
+    counts = load(folder, "streaming.json")
+    quiet = criterion("streaming", "quiet")
+    streamed = criterion("streaming", "streamed")
+    out.append("### 7. Streaming: an answer of 300 pieces (in process)")
+    if not (counts and quiet and streamed):
+        out.append("Not measured in this run.")
+        return
+    pieces = counts["pieces"]
+    rows = []
+    for label, name, timed in [("without `stream`", "quiet", quiet),
+                               ("`stream = true`", "streamed", streamed)]:
+        spent = counts["per_orchestration"][name]
+        rows.append([
+            label,
+            f"{us(timed['mean'])} ({us(timed['low'])} to {us(timed['high'])})",
+            count(spent["allocations"]),
+            f"{spent['bytes'] / 1024:,.1f} KiB",
+        ])
+    out.append(table(["orchestration", "time / orchestration (95 % CI)",
+                      "allocations / orchestration", "bytes allocated"], rows))
+    per_piece = (streamed["mean"] - quiet["mean"]) / pieces
+    out.append("")
+    out.append(f"Streaming costs {per_piece:,.0f} ns per piece of the answer "
+               f"({pieces} pieces, one line to the caller at the end since they come at once); "
+               f"without `stream`, each piece still times the first token.")
+
+
 def machine(folder, out):
     data = load(folder, "machine.json")
     if data:
@@ -339,6 +367,8 @@ def main():
     curves = growth(folder, out)
     out.append("")
     compile_cost(folder, out)
+    out.append("")
+    streaming(folder, out)
     out.append("")
     out.append("![Cost of each turn, and orchestrations per second](benchmarks.svg)")
     out.append("")
