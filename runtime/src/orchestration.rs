@@ -9,7 +9,6 @@ use tracing::{Instrument, Span};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use crate::NormalizedTools;
 use crate::progress::Progress;
 use crate::repeats::{self, Repeat, Repeats};
 use crate::shared_usage::SharedUsage;
@@ -391,9 +390,11 @@ where
         }
         let Some(nesting) = self.at_depth_bound else {
             // Normalized for the model's provider, and checked, before any request.
-            let offered = NormalizedTools::new(self.tools, self.model.schema_profile())
+            let offered = (self.model.schema_profile())
+                .tools(self.tools.tools())
                 .map_err(|error| RunError::Toolbox(error.to_string()))?;
-            return Ok(request.tools(&offered));
+            request.tools.extend(offered);
+            return Ok(request);
         };
         tracing::info!(target: "ladoga", nesting, "at the depth bound: no tool is offered");
         let calls = if nesting == 1 { "call" } else { "calls" };

@@ -128,8 +128,10 @@ pub struct ToolUnion {
     parts: Vec<Part>,
     selection: ToolSelection,
     call_timeout: Duration,
-    tools: Vec<Tool>,
-    routes: HashMap<String, usize>,
+    /// Each tool offered, by name, and the part that offers it; `None` once loaded with one
+    /// part, whose tools need no routing and cannot clash. The tools themselves stay with their
+    /// toolboxes: [`Toolbox::tools`] takes them from there, so a run copies them once.
+    routes: Option<HashMap<String, usize>>,
 }
 
 impl fmt::Debug for ToolUnion {
@@ -144,7 +146,7 @@ impl fmt::Debug for ToolUnion {
                     .collect::<Vec<_>>(),
             )
             .field("call_timeout", &self.call_timeout)
-            .field("tools", &self.routes.len())
+            .field("routes", &self.routes.as_ref().map(HashMap::len))
             .finish_non_exhaustive()
     }
 }
@@ -162,8 +164,7 @@ impl ToolUnion {
             parts: Vec::new(),
             selection: ToolSelection::all(),
             call_timeout: DEFAULT_CALL_TIMEOUT,
-            tools: Vec::new(),
-            routes: HashMap::new(),
+            routes: Some(HashMap::new()),
         }
     }
 
@@ -221,9 +222,7 @@ impl ToolUnion {
     /// it), the selection is
     /// applied, and a name offered by two toolboxes is a [`RunError::Toolbox`] naming both.
     pub async fn load(mut self) -> Result<Self, RunError> {
-        let mut tools = Vec::new();
-        let mut routes: HashMap<String, usize> = HashMap::new();
-        for (index, part) in self.parts.iter().enumerate() {
+        for part in &self.parts {
             let prepared = match part.timeout {
                 Some(timeout) => tokio::time::timeout(timeout, part.source.toolbox.prepare())
                     .await
@@ -233,6 +232,13 @@ impl ToolUnion {
             prepared.map_err(|error| {
                 RunError::Toolbox(format!("{} could not list its tools: {error}", part.label))
             })?;
+        }
+        if self.parts.len() == 1 {
+            self.routes = None;
+            return Ok(self);
+        }
+        let mut routes: HashMap<String, usize> = HashMap::new();
+        for (index, part) in self.parts.iter().enumerate() {
             for tool in part.source.toolbox.tools() {
                 if !self.selection.admits(&tool.name) {
                     continue;
@@ -243,23 +249,36 @@ impl ToolUnion {
                         tool.name, self.parts[first].label, part.label
                     )));
                 }
-                routes.insert(tool.name.clone(), index);
-                tools.push(tool);
+                routes.insert(tool.name, index);
             }
         }
-        self.tools = tools;
-        self.routes = routes;
+        self.routes = Some(routes);
         Ok(self)
     }
 }
 
 impl Toolbox for ToolUnion {
     fn tools(&self) -> Vec<Tool> {
-        self.tools.clone()
+        let mut tools = Vec::new();
+        for (index, part) in self.parts.iter().enumerate() {
+            let offered = part.source.toolbox.tools().into_iter();
+            tools.extend(offered.filter(|tool| match &self.routes {
+                Some(routes) => routes.get(&tool.name) == Some(&index),
+                None => self.selection.admits(&tool.name),
+            }));
+        }
+        tools
     }
 
     async fn call(&self, call: &ToolCall) -> ToolResult {
-        let Some(part) = self.routes.get(&call.name).map(|&index| &self.parts[index]) else {
+        let part = match &self.routes {
+            Some(routes) => routes.get(&call.name).map(|&index| &self.parts[index]),
+            None => self
+                .parts
+                .first()
+                .filter(|_| self.selection.admits(&call.name)),
+        };
+        let Some(part) = part else {
             return ToolResult::error(&call.id, format!("There is no tool named `{}`", call.name));
         };
         let answer = part.source.toolbox.call(call);

@@ -9,6 +9,7 @@
 //! kept. What the target cannot express at all is an error naming the tool, before any request.
 
 mod keywords;
+mod memo;
 mod name;
 mod normalize;
 mod nullable;

@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{name, normalize};
+use super::{memo, name, normalize};
 
 /// The provider a tool's input schema is normalized for before the model is offered it.
 ///
@@ -103,16 +103,22 @@ impl SchemaProfile {
                 problem: Problem::Name,
             });
         }
-        match self.normalize(&tool.input_schema) {
-            Ok(schema) => {
+        match memo::normalized(self, &tool.name, &tool.input_schema) {
+            Ok(Some(schema)) => {
                 tool.input_schema = schema;
                 Ok(tool)
             }
+            Ok(None) => Ok(tool),
             Err(error) => Err(SchemaError {
                 tool: Some(tool.name),
                 ..error
             }),
         }
+    }
+
+    /// Each of `tools` as [`tool`](Self::tool) gives it, or the first error.
+    pub(crate) fn tools(self, tools: Vec<svir::Tool>) -> Result<Vec<svir::Tool>, SchemaError> {
+        tools.into_iter().map(|tool| self.tool(tool)).collect()
     }
 
     /// Whether a recursive reference can stay one, under `$defs`.

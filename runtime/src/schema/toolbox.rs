@@ -40,11 +40,7 @@ impl<'a, T: Toolbox + ?Sized> NormalizedTools<'a, T> {
     /// `inner`'s tools normalized for `profile`, or the first that cannot be: a name model APIs
     /// cannot carry, or a schema the profile's target cannot express.
     pub fn new(inner: &'a T, profile: SchemaProfile) -> Result<Self, SchemaError> {
-        let tools = inner
-            .tools()
-            .into_iter()
-            .map(|tool| profile.tool(tool))
-            .collect::<Result<_, _>>()?;
+        let tools = profile.tools(inner.tools())?;
         Ok(Self { inner, tools })
     }
 }
