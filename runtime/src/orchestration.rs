@@ -70,10 +70,9 @@ pub(crate) struct Run {
     pub(crate) usage: Arc<SharedUsage>,
     repeats: Repeats,
     progress: Progress,
-    /// The last text the model wrote beside its calls, for a partial result.
-    last_text: String,
-    /// Every call made and its result, for a partial result.
-    done: Vec<(String, ToolResult)>,
+    /// Where the run's own messages begin in `request`, after the brief's: a partial result
+    /// reads the work done from there. The conversation is the run's one copy of its results.
+    opened: usize,
     /// The tool a stuck model kept calling.
     stuck_on: Option<String>,
     /// The model that answered the last request, by its name.
@@ -200,14 +199,14 @@ where
         brief: impl IntoBrief,
         usage: Arc<SharedUsage>,
     ) -> Result<(Ended, Run), RunError> {
+        let request = self.opening(brief)?;
         let mut run = Run {
-            request: self.opening(brief)?,
+            opened: request.messages.len(),
+            request,
             turns: 0,
             usage,
             repeats: Repeats::default(),
             progress: Progress::new(self.progress.clone(), self.limits.turns.get()),
-            last_text: String::new(),
-            done: Vec::new(),
             stuck_on: None,
             answered_by: None,
             deadline: self
@@ -264,15 +263,6 @@ where
                 return Ok(Ended::Limit(Stop::Stuck));
             };
             log_results(&done.calls, &results);
-            if !done.text.trim().is_empty() {
-                run.last_text.clone_from(&done.text);
-            }
-            run.done.extend(
-                done.calls
-                    .iter()
-                    .map(|call| call.name.clone())
-                    .zip(results.iter().cloned()),
-            );
             // No await from here on: a deadline never finds the request taken.
             let request = std::mem::replace(&mut run.request, Request::new(""));
             run.request = request.assistant(done).tool_results(results);
@@ -351,7 +341,7 @@ where
                 Ok(self.finished(done, Some(by), run.turns + 1, run.usage.get(), stop))
             }
             OnLimit::Partial => Ok(Outcome {
-                text: partial::text(stop, &run.last_text, &run.done),
+                text: partial::text(stop, &run.request.messages, run.opened),
                 turns: run.turns,
                 usage: run.usage.get(),
                 stop,
