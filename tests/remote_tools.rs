@@ -3,15 +3,20 @@
 //! HTTP on loopback; each call goes to the server that offers it.
 //!
 //! Both servers run this binary, so both register every tool below: B's are offered under the
-//! prefix `b_` and filtered to the two meant for it.
+//! prefix `b_` and filtered to those meant for it.
+//!
+//! A `LiveTools` lists B's tools again when B says its list changed, and only then: B counts its
+//! `tools/list` requests.
 
 mod common;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::{Server, connect, text};
+use common::{Server, client_for, connect, text};
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer, SeenRequest};
-use ladoga::{Model, Orchestrator, ToolPattern, ToolSelection, orchestrator};
+use ladoga::{LiveTools, Model, Orchestrator, ToolPattern, ToolSelection, orchestrator};
 use neva::di::Dc;
 use neva::prelude::*;
 use neva::svir::RemoteTools;
@@ -43,6 +48,17 @@ async fn stop_b() -> String {
         server.stop().await;
     }
     "stopped".to_owned()
+}
+
+#[tool(descr = "Adds the tool `extra` to this server, or removes it if it has it")]
+async fn toggle(ctx: Context) -> Result<String, Error> {
+    if ctx.tools().remove("extra").await?.is_some() {
+        return Ok("removed".to_owned());
+    }
+    let mut extra = Tool::new("extra", || async { "found elsewhere" });
+    extra.with_description("Looks elsewhere");
+    ctx.tools().add(extra).await?;
+    Ok("added".to_owned())
 }
 
 fn pattern(text: &str) -> ToolPattern {
@@ -83,6 +99,12 @@ async fn clashing(
 /// The same through the macro, at the default call timeout.
 #[orchestrator(tools = ["note", "b_lookup"], with = [RemoteTools])]
 async fn research_by_macro(task: String) -> String {
+    task
+}
+
+/// B's tools as they are now, through the macro.
+#[orchestrator(tools = ["b_*"], with = [LiveTools])]
+async fn research_live(task: String) -> String {
     task
 }
 
@@ -273,4 +295,78 @@ async fn with_a_type_not_registered_is_a_tool_error_naming_it() {
     );
     assert!(script.requests().is_empty());
     a.stop().await;
+}
+
+/// Server B telling its clients when its tool list changes, and counting its `tools/list`
+/// requests in `lists`.
+async fn server_b_counting(lists: Arc<AtomicUsize>) -> Server {
+    let app = App::new()
+        .with_options(|opt| opt.with_tools(|tools| tools.with_list_changed()))
+        .wrap_list_tools(move |ctx: MwContext, next: Next| {
+            lists.fetch_add(1, Ordering::SeqCst);
+            next(ctx)
+        });
+    Server::start(app).await
+}
+
+/// Waits until `tools` has been told of `count` changes, for at most 10 seconds.
+async fn told(tools: &LiveTools, count: u64) {
+    for _ in 0..100 {
+        if tools.changes() >= count {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("told of {} changes, not {count}", tools.changes());
+}
+
+/// The tool names `request` offered, sorted.
+fn offered(request: &SeenRequest) -> Vec<String> {
+    let mut names = request.tool_names();
+    names.sort_unstable();
+    names
+}
+
+#[tokio::test]
+async fn the_tool_list_is_renewed_when_the_server_says_it_changed() {
+    let lists = Arc::new(AtomicUsize::new(0));
+    let b = server_b_counting(lists.clone()).await;
+    let live = LiveTools::connect(client_for(b.addr), |tools| {
+        tools
+            .filter(|tool| ["lookup", "toggle", "extra"].contains(&tool.name.as_str()))
+            .with_prefix("b_")
+    })
+    .await
+    .expect("connects to B");
+    let script = ScriptedModel::new([
+        Reply::text("first"),
+        Reply::call("b_toggle", json!({})),
+        Reply::text("added"),
+        Reply::calls([("b_extra", json!({})), ("b_toggle", json!({}))]),
+        Reply::text("removed"),
+        Reply::text("last"),
+    ]);
+    let (a, _model) = server_a(&script, live.clone()).await;
+
+    assert_eq!(text(&ask(&a, "research_live").await), "first");
+    assert_eq!(lists.load(Ordering::SeqCst), 1);
+    // No change since: the second run lists nothing, and adds `extra` to B.
+    assert_eq!(text(&ask(&a, "research_live").await), "added");
+    assert_eq!(lists.load(Ordering::SeqCst), 1);
+    told(&live, 1).await;
+    assert_eq!(text(&ask(&a, "research_live").await), "removed");
+    assert_eq!(lists.load(Ordering::SeqCst), 2);
+    told(&live, 2).await;
+    assert_eq!(text(&ask(&a, "research_live").await), "last");
+    assert_eq!(lists.load(Ordering::SeqCst), 3);
+
+    let requests = script.requests();
+    assert_eq!(offered(&requests[0]), ["b_lookup", "b_toggle"]);
+    assert_eq!(offered(&requests[1]), ["b_lookup", "b_toggle"]);
+    assert_eq!(result_texts(&requests[2]), ["added"]);
+    assert_eq!(offered(&requests[3]), ["b_extra", "b_lookup", "b_toggle"]);
+    assert_eq!(result_texts(&requests[4]), ["found elsewhere", "removed"]);
+    assert_eq!(offered(&requests[5]), ["b_lookup", "b_toggle"]);
+    a.stop().await;
+    b.stop().await;
 }

@@ -94,12 +94,17 @@ pub async fn board_over_http(model_url: &str, model: &str) -> (tokio::process::C
 
 /// An MCP client connected to the server at `addr` over Streamable HTTP.
 pub async fn connect(addr: SocketAddr) -> Client {
-    let mut client = Client::new().with_options(|opt| {
-        opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
-            .with_timeout(Duration::from_secs(60))
-    });
+    let mut client = client_for(addr);
     client.connect().await.expect("the MCP client connects");
     client
+}
+
+/// An MCP client for the server at `addr` over Streamable HTTP, not connected yet.
+pub fn client_for(addr: SocketAddr) -> Client {
+    Client::new().with_options(|opt| {
+        opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
+            .with_timeout(Duration::from_secs(60))
+    })
 }
 
 /// A loopback address no one listens on right now.
