@@ -340,33 +340,41 @@ async fn the_tool_list_is_renewed_when_the_server_says_it_changed() {
     .expect("connects to B");
     let script = ScriptedModel::new([
         Reply::text("first"),
+        Reply::text("again"),
         Reply::call("b_toggle", json!({})),
         Reply::text("added"),
         Reply::calls([("b_extra", json!({})), ("b_toggle", json!({}))]),
         Reply::text("removed"),
+        Reply::text("after"),
         Reply::text("last"),
     ]);
     let (a, _model) = server_a(&script, live.clone()).await;
 
     assert_eq!(text(&ask(&a, "research_live").await), "first");
     assert_eq!(lists.load(Ordering::SeqCst), 1);
-    // No change since: the second run lists nothing, and adds `extra` to B.
-    assert_eq!(text(&ask(&a, "research_live").await), "added");
+    // No change since: the second run lists nothing.
+    assert_eq!(text(&ask(&a, "research_live").await), "again");
     assert_eq!(lists.load(Ordering::SeqCst), 1);
+    // The third adds `extra` to B, the fourth removes it. Told each time, A lists once per
+    // change: in the background, or when the next run starts if that comes first.
+    assert_eq!(text(&ask(&a, "research_live").await), "added");
     told(&live, 1).await;
     assert_eq!(text(&ask(&a, "research_live").await), "removed");
-    assert_eq!(lists.load(Ordering::SeqCst), 2);
     told(&live, 2).await;
+    assert_eq!(text(&ask(&a, "research_live").await), "after");
+    assert_eq!(lists.load(Ordering::SeqCst), 3);
     assert_eq!(text(&ask(&a, "research_live").await), "last");
     assert_eq!(lists.load(Ordering::SeqCst), 3);
 
     let requests = script.requests();
     assert_eq!(offered(&requests[0]), ["b_lookup", "b_toggle"]);
     assert_eq!(offered(&requests[1]), ["b_lookup", "b_toggle"]);
-    assert_eq!(result_texts(&requests[2]), ["added"]);
-    assert_eq!(offered(&requests[3]), ["b_extra", "b_lookup", "b_toggle"]);
-    assert_eq!(result_texts(&requests[4]), ["found elsewhere", "removed"]);
-    assert_eq!(offered(&requests[5]), ["b_lookup", "b_toggle"]);
+    assert_eq!(offered(&requests[2]), ["b_lookup", "b_toggle"]);
+    assert_eq!(result_texts(&requests[3]), ["added"]);
+    assert_eq!(offered(&requests[4]), ["b_extra", "b_lookup", "b_toggle"]);
+    assert_eq!(result_texts(&requests[5]), ["found elsewhere", "removed"]);
+    assert_eq!(offered(&requests[6]), ["b_lookup", "b_toggle"]);
+    assert_eq!(offered(&requests[7]), ["b_lookup", "b_toggle"]);
     a.stop().await;
     b.stop().await;
 }

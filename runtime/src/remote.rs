@@ -1,8 +1,8 @@
 //! Another MCP server's tools, listed again when that server says its list changed.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
 
 use neva::Client;
 use neva::error::Error;
@@ -15,10 +15,10 @@ use svir::{Tool, ToolCall, ToolResult, Toolbox};
 ///
 /// [`Self::connect`] handles the notification on the client, connects it, and on MCP 2026-07-28
 /// opens the `subscriptions/listen` stream that carries it (under `legacy-spec` it comes over
-/// the session). The notification only marks the snapshot as outdated: [`Self::renew`] lists
-/// the tools again, once, at the start of the next run that offers them (a
-/// [`ToolUnion`](crate::ToolUnion) calls it when it loads, within its call timeout). A run with no
-/// change in between lists nothing.
+/// the session). On the notification it lists the tools again in the background
+/// ([`Self::renew`]); a run that starts before that listing ended, or after it failed, lists
+/// them itself, once, when its [`ToolUnion`](crate::ToolUnion) loads, within its call timeout.
+/// A run with no change since the last listing lists nothing.
 ///
 /// Register it in neva's DI container and offer it with `with = [LiveTools]`,
 /// [`Orchestrator::with`](crate::Orchestrator::with) or a [`ToolUnion`](crate::ToolUnion). It is
@@ -107,26 +107,38 @@ impl LiveTools {
         offer: impl FnOnce(RemoteTools) -> RemoteTools,
     ) -> Result<Self, Error> {
         let changes = Arc::new(AtomicU64::new(0));
-        let told = Arc::clone(&changes);
+        let this: Arc<OnceLock<Weak<Inner>>> = Arc::default();
+        let (told, renewed) = (Arc::clone(&changes), Arc::clone(&this));
         // Before `connect`: the running connection dispatches to the handlers it starts with.
         client.subscribe(LIST_CHANGED, move |_| {
-            let told = Arc::clone(&told);
+            let (told, renewed) = (Arc::clone(&told), Arc::clone(&renewed));
             async move {
                 told.fetch_add(1, Ordering::AcqRel);
+                if let Some(inner) = renewed.get().and_then(Weak::upgrade) {
+                    // Spawned: the listing's answer comes through the loop running this handler.
+                    tokio::spawn(LiveTools { inner }.renew_in_background());
+                }
             }
         });
         client.connect().await?;
         #[cfg(not(feature = "legacy-spec"))]
         let subscription = listen(&client).await;
-        Ok(Self {
-            inner: Arc::new(Inner {
-                tools: offer(RemoteTools::new(client)),
-                changes,
-                listed: tokio::sync::Mutex::new(None),
-                #[cfg(not(feature = "legacy-spec"))]
-                _subscription: subscription,
-            }),
-        })
+        let inner = Arc::new(Inner {
+            tools: offer(RemoteTools::new(client)),
+            changes,
+            listed: tokio::sync::Mutex::new(None),
+            #[cfg(not(feature = "legacy-spec"))]
+            _subscription: subscription,
+        });
+        let _ = this.set(Arc::downgrade(&inner));
+        Ok(Self { inner })
+    }
+
+    /// [`Self::renew`] on a notification, logged if it fails: the next run tries again.
+    async fn renew_in_background(self) {
+        if let Err(error) = self.renew().await {
+            tracing::warn!(target: "ladoga", %error, "the server's changed tool list could not be listed");
+        }
     }
 
     /// Lists the server's tools if there is no snapshot yet, or if the server has said its list
