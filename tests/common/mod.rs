@@ -72,6 +72,15 @@ impl Drop for Server {
 /// The `board` example's binary, started over HTTP on a free loopback port, talking to the
 /// model server at `model_url` under the name `model`. Killed when the child is dropped.
 pub async fn board_over_http(model_url: &str, model: &str) -> (tokio::process::Child, SocketAddr) {
+    board_over_http_with(model_url, model, &[]).await
+}
+
+/// [`board_over_http`], with the board's other arguments `args`.
+pub async fn board_over_http_with(
+    model_url: &str,
+    model: &str,
+    args: &[&str],
+) -> (tokio::process::Child, SocketAddr) {
     let addr = free_addr();
     let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_board"))
         .args([
@@ -82,6 +91,7 @@ pub async fn board_over_http(model_url: &str, model: &str) -> (tokio::process::C
             "--model",
             model,
         ])
+        .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
