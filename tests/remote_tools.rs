@@ -42,6 +42,11 @@ async fn slow(term: String) -> String {
     format!("found {term} at last")
 }
 
+#[tool(descr = "Fails")]
+async fn broken() -> Result<String, Error> {
+    Err(Error::new(ErrorCode::InternalError, "the disk is full"))
+}
+
 #[tool(descr = "Stops server B")]
 async fn stop_b() -> String {
     if let Some(server) = B.lock().await.take() {
@@ -184,6 +189,31 @@ async fn the_model_calls_both_servers_in_one_turn() {
 }
 
 #[tokio::test]
+async fn a_remote_tool_that_fails_is_an_error_result_and_the_other_calls_answer() {
+    let b = Server::start(App::new()).await;
+    let remote = RemoteTools::new(connect(b.addr).await)
+        .filter(|tool| tool.name == "lookup" || tool.name == "broken")
+        .with_prefix("b_");
+    let script = ScriptedModel::new([
+        Reply::calls([
+            ("b_broken", json!({})),
+            ("b_lookup", json!({"term": "rust"})),
+            ("note", json!({"text": "x"})),
+        ]),
+        Reply::text("done"),
+    ]);
+    let (a, _model) = server_a(&script, remote).await;
+
+    let result = ask(&a, "research").await;
+    assert!(!result.is_error, "{result:?}");
+    let results = result_texts(&script.requests()[1]);
+    assert!(results[0].contains("the disk is full"), "{results:?}");
+    assert_eq!(results[1..], ["found rust", "noted x"]);
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test]
 async fn a_name_offered_twice_is_a_tool_error_naming_both() {
     let extra = svir::Tools::new().add_tool(
         svir::Tool::new("note", "Another note"),
@@ -255,6 +285,32 @@ async fn a_server_unreachable_at_the_start_is_a_tool_error_naming_it() {
 }
 
 #[tokio::test]
+async fn a_server_that_cannot_list_its_tools_is_a_tool_error_naming_it() {
+    let b = Server::start(
+        App::new().wrap_list_tools(|ctx: MwContext, _: Next| async move {
+            Response::error(
+                ctx.id(),
+                Error::new(ErrorCode::InternalError, "no listing today"),
+            )
+        }),
+    )
+    .await;
+    let script = ScriptedModel::new([Reply::text("unreachable")]);
+    let (a, _model) = server_a(&script, remote_tools(&b).await).await;
+
+    let result = ask(&a, "research").await;
+    assert!(result.is_error);
+    assert!(
+        text(&result).contains("`neva::svir::remote::RemoteTools` could not list its tools"),
+        "{}",
+        text(&result)
+    );
+    assert!(script.requests().is_empty());
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test]
 async fn with_offers_the_union_through_the_macro() {
     let b = Server::start(App::new()).await;
     let script = ScriptedModel::new([
@@ -297,13 +353,17 @@ async fn with_a_type_not_registered_is_a_tool_error_naming_it() {
     a.stop().await;
 }
 
-/// Server B telling its clients when its tool list changes, and counting its `tools/list`
-/// requests in `lists`.
+/// Server B telling its clients when its tool list changes, and counting in `lists` the
+/// listings of its tools: the `tools/list` requests for a first page (a listing of more tools
+/// than a page asks for the next with a cursor).
 async fn server_b_counting(lists: Arc<AtomicUsize>) -> Server {
     let app = App::new()
         .with_options(|opt| opt.with_tools(|tools| tools.with_list_changed()))
         .wrap_list_tools(move |ctx: MwContext, next: Next| {
-            lists.fetch_add(1, Ordering::SeqCst);
+            let params = ctx.request().and_then(|request| request.params.as_ref());
+            if params.and_then(|params| params.get("cursor")).is_none() {
+                lists.fetch_add(1, Ordering::SeqCst);
+            }
             next(ctx)
         });
     Server::start(app).await
