@@ -1,12 +1,13 @@
 //! The `board` example as a user runs it: the real binary, a real MCP client, and the scripted
-//! model behind real HTTP.
+//! model behind real HTTP; with `--remote`, another neva server run by the test, whose tools
+//! `plan_week` offers too.
 
 mod common;
 
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{board_over_http, connect, text};
+use common::{Server, board_over_http, board_over_http_with, connect, text};
 use ladoga::testing::{Reply, ScriptedModel};
 use neva::prelude::*;
 use serde_json::json;
@@ -14,6 +15,12 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
 const BOARD: &str = env!("CARGO_BIN_EXE_board");
+
+/// The remote server's tool (`--remote`): every neva server this test runs has it.
+#[tool(descr = "Tells how many hours a day the user can work this week")]
+async fn hours() -> String {
+    "6 hours a day".to_owned()
+}
 
 /// The week a scripted model plans: two tasks added at once, one completed and the board
 /// listed at once, then the answer.
@@ -193,4 +200,41 @@ async fn a_stdio_board_exits_promptly_when_its_client_closes_stdin() {
         "{:?}",
         started.elapsed()
     );
+}
+
+#[tokio::test]
+async fn with_remote_plan_week_offers_the_remote_servers_tools_too() {
+    let remote = Server::start(App::new()).await;
+    let script = ScriptedModel::new([
+        Reply::call("remote_hours", json!({})),
+        Reply::text("Six hours a day: two tasks."),
+    ]);
+    let model = script.serve().await.expect("the scripted model serves");
+    let url = format!("http://{}/mcp", remote.addr);
+    let (_board, addr) = board_over_http_with(&model.url(), "scripted", &["--remote", &url]).await;
+    let client = connect(addr).await;
+
+    let result = client
+        .tools()
+        .call("plan_week", [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(text(&result), "Six hours a day: two tasks.");
+
+    let requests = script.requests();
+    let mut offered = requests[0].tool_names();
+    offered.sort_unstable();
+    assert_eq!(
+        offered,
+        [
+            "add_task",
+            "complete_task",
+            "list_tasks",
+            "remote_hours",
+            "review"
+        ]
+    );
+    assert_eq!(requests[1].tool_results()[0].1, "6 hours a day");
+    remote.stop().await;
 }

@@ -3,15 +3,20 @@
 //! HTTP on loopback; each call goes to the server that offers it.
 //!
 //! Both servers run this binary, so both register every tool below: B's are offered under the
-//! prefix `b_` and filtered to the two meant for it.
+//! prefix `b_` and filtered to those meant for it.
+//!
+//! A `LiveTools` lists B's tools again when B says its list changed, and only then: B counts its
+//! `tools/list` requests.
 
 mod common;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::{Server, connect, text};
+use common::{Server, client_for, connect, text};
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer, SeenRequest};
-use ladoga::{Model, Orchestrator, ToolPattern, ToolSelection, orchestrator};
+use ladoga::{LiveTools, Model, Orchestrator, ToolPattern, ToolSelection, orchestrator};
 use neva::di::Dc;
 use neva::prelude::*;
 use neva::svir::RemoteTools;
@@ -37,12 +42,28 @@ async fn slow(term: String) -> String {
     format!("found {term} at last")
 }
 
+#[tool(descr = "Fails")]
+async fn broken() -> Result<String, Error> {
+    Err(Error::new(ErrorCode::InternalError, "the disk is full"))
+}
+
 #[tool(descr = "Stops server B")]
 async fn stop_b() -> String {
     if let Some(server) = B.lock().await.take() {
         server.stop().await;
     }
     "stopped".to_owned()
+}
+
+#[tool(descr = "Adds the tool `extra` to this server, or removes it if it has it")]
+async fn toggle(ctx: Context) -> Result<String, Error> {
+    if ctx.tools().remove("extra").await?.is_some() {
+        return Ok("removed".to_owned());
+    }
+    let mut extra = Tool::new("extra", || async { "found elsewhere" });
+    extra.with_description("Looks elsewhere");
+    ctx.tools().add(extra).await?;
+    Ok("added".to_owned())
 }
 
 fn pattern(text: &str) -> ToolPattern {
@@ -83,6 +104,12 @@ async fn clashing(
 /// The same through the macro, at the default call timeout.
 #[orchestrator(tools = ["note", "b_lookup"], with = [RemoteTools])]
 async fn research_by_macro(task: String) -> String {
+    task
+}
+
+/// B's tools as they are now, through the macro.
+#[orchestrator(tools = ["b_*"], with = [LiveTools])]
+async fn research_live(task: String) -> String {
     task
 }
 
@@ -162,6 +189,31 @@ async fn the_model_calls_both_servers_in_one_turn() {
 }
 
 #[tokio::test]
+async fn a_remote_tool_that_fails_is_an_error_result_and_the_other_calls_answer() {
+    let b = Server::start(App::new()).await;
+    let remote = RemoteTools::new(connect(b.addr).await)
+        .filter(|tool| tool.name == "lookup" || tool.name == "broken")
+        .with_prefix("b_");
+    let script = ScriptedModel::new([
+        Reply::calls([
+            ("b_broken", json!({})),
+            ("b_lookup", json!({"term": "rust"})),
+            ("note", json!({"text": "x"})),
+        ]),
+        Reply::text("done"),
+    ]);
+    let (a, _model) = server_a(&script, remote).await;
+
+    let result = ask(&a, "research").await;
+    assert!(!result.is_error, "{result:?}");
+    let results = result_texts(&script.requests()[1]);
+    assert!(results[0].contains("the disk is full"), "{results:?}");
+    assert_eq!(results[1..], ["found rust", "noted x"]);
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test]
 async fn a_name_offered_twice_is_a_tool_error_naming_both() {
     let extra = svir::Tools::new().add_tool(
         svir::Tool::new("note", "Another note"),
@@ -233,6 +285,32 @@ async fn a_server_unreachable_at_the_start_is_a_tool_error_naming_it() {
 }
 
 #[tokio::test]
+async fn a_server_that_cannot_list_its_tools_is_a_tool_error_naming_it() {
+    let b = Server::start(
+        App::new().wrap_list_tools(|ctx: MwContext, _: Next| async move {
+            Response::error(
+                ctx.id(),
+                Error::new(ErrorCode::InternalError, "no listing today"),
+            )
+        }),
+    )
+    .await;
+    let script = ScriptedModel::new([Reply::text("unreachable")]);
+    let (a, _model) = server_a(&script, remote_tools(&b).await).await;
+
+    let result = ask(&a, "research").await;
+    assert!(result.is_error);
+    assert!(
+        text(&result).contains("`neva::svir::remote::RemoteTools` could not list its tools"),
+        "{}",
+        text(&result)
+    );
+    assert!(script.requests().is_empty());
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test]
 async fn with_offers_the_union_through_the_macro() {
     let b = Server::start(App::new()).await;
     let script = ScriptedModel::new([
@@ -273,4 +351,90 @@ async fn with_a_type_not_registered_is_a_tool_error_naming_it() {
     );
     assert!(script.requests().is_empty());
     a.stop().await;
+}
+
+/// Server B telling its clients when its tool list changes, and counting in `lists` the
+/// listings of its tools: the `tools/list` requests for a first page (a listing of more tools
+/// than a page asks for the next with a cursor).
+async fn server_b_counting(lists: Arc<AtomicUsize>) -> Server {
+    let app = App::new()
+        .with_options(|opt| opt.with_tools(|tools| tools.with_list_changed()))
+        .wrap_list_tools(move |ctx: MwContext, next: Next| {
+            let params = ctx.request().and_then(|request| request.params.as_ref());
+            if params.and_then(|params| params.get("cursor")).is_none() {
+                lists.fetch_add(1, Ordering::SeqCst);
+            }
+            next(ctx)
+        });
+    Server::start(app).await
+}
+
+/// Waits until `tools` has been told of `count` changes, for at most 10 seconds.
+async fn told(tools: &LiveTools, count: u64) {
+    for _ in 0..100 {
+        if tools.changes() >= count {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("told of {} changes, not {count}", tools.changes());
+}
+
+/// The tool names `request` offered, sorted.
+fn offered(request: &SeenRequest) -> Vec<String> {
+    let mut names = request.tool_names();
+    names.sort_unstable();
+    names
+}
+
+#[tokio::test]
+async fn the_tool_list_is_renewed_when_the_server_says_it_changed() {
+    let lists = Arc::new(AtomicUsize::new(0));
+    let b = server_b_counting(lists.clone()).await;
+    let live = LiveTools::connect(client_for(b.addr), |tools| {
+        tools
+            .filter(|tool| ["lookup", "toggle", "extra"].contains(&tool.name.as_str()))
+            .with_prefix("b_")
+    })
+    .await
+    .expect("connects to B");
+    let script = ScriptedModel::new([
+        Reply::text("first"),
+        Reply::text("again"),
+        Reply::call("b_toggle", json!({})),
+        Reply::text("added"),
+        Reply::calls([("b_extra", json!({})), ("b_toggle", json!({}))]),
+        Reply::text("removed"),
+        Reply::text("after"),
+        Reply::text("last"),
+    ]);
+    let (a, _model) = server_a(&script, live.clone()).await;
+
+    assert_eq!(text(&ask(&a, "research_live").await), "first");
+    assert_eq!(lists.load(Ordering::SeqCst), 1);
+    // No change since: the second run lists nothing.
+    assert_eq!(text(&ask(&a, "research_live").await), "again");
+    assert_eq!(lists.load(Ordering::SeqCst), 1);
+    // The third adds `extra` to B, the fourth removes it. Told each time, A lists once per
+    // change: in the background, or when the next run starts if that comes first.
+    assert_eq!(text(&ask(&a, "research_live").await), "added");
+    told(&live, 1).await;
+    assert_eq!(text(&ask(&a, "research_live").await), "removed");
+    told(&live, 2).await;
+    assert_eq!(text(&ask(&a, "research_live").await), "after");
+    assert_eq!(lists.load(Ordering::SeqCst), 3);
+    assert_eq!(text(&ask(&a, "research_live").await), "last");
+    assert_eq!(lists.load(Ordering::SeqCst), 3);
+
+    let requests = script.requests();
+    assert_eq!(offered(&requests[0]), ["b_lookup", "b_toggle"]);
+    assert_eq!(offered(&requests[1]), ["b_lookup", "b_toggle"]);
+    assert_eq!(offered(&requests[2]), ["b_lookup", "b_toggle"]);
+    assert_eq!(result_texts(&requests[3]), ["added"]);
+    assert_eq!(offered(&requests[4]), ["b_extra", "b_lookup", "b_toggle"]);
+    assert_eq!(result_texts(&requests[5]), ["found elsewhere", "removed"]);
+    assert_eq!(offered(&requests[6]), ["b_lookup", "b_toggle"]);
+    assert_eq!(offered(&requests[7]), ["b_lookup", "b_toggle"]);
+    a.stop().await;
+    b.stop().await;
 }

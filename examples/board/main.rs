@@ -2,15 +2,18 @@
 //! with the board's own tools.
 //!
 //! ```text
-//! board [--http 127.0.0.1:PORT | --stdio] [--model-url URL] [--model NAME]
+//! board [--http 127.0.0.1:PORT | --stdio] [--model-url URL] [--model NAME] [--remote URL]
 //! ```
 //!
 //! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
 //! any OpenAI-compatible server: `--model-url`, else `LADOGA_MODEL_URL`, else
 //! `http://127.0.0.1:1234`; the name is `--model`, else `LADOGA_MODEL`, else `qwen3`. Each turn
 //! of an orchestration is logged on stderr (`RUST_LOG` filters it; `ladoga=debug`, which shows
-//! the calls' arguments and results, by default).
+//! the calls' arguments and results, by default). With `--remote`, the tools of the MCP server at
+//! that URL (`http://HOST:PORT/PATH`) join `plan_week`'s, each offered as `remote_` and its name,
+//! listed again when that server says its list changed.
 
+mod remote;
 #[cfg(unix)]
 mod stdin;
 mod tasks;
@@ -52,6 +55,10 @@ struct Cli {
         default_value = "qwen3"
     )]
     model: String,
+    /// Another MCP server (`http://HOST:PORT/PATH`) whose tools `plan_week` offers too, each
+    /// as `remote_` and its name.
+    #[arg(long, value_name = "URL")]
+    remote: Option<String>,
 }
 
 /// Logs on stderr (`RUST_LOG`, `ladoga=debug` by default), and sends each request's progress
@@ -115,6 +122,16 @@ async fn main() -> ExitCode {
         }
     };
     let model = ladoga::Model::new(client, &cli.model);
+    let remote = match &cli.remote {
+        Some(url) => match remote::Remote::connect(url).await {
+            Ok(remote) => remote,
+            Err(error) => {
+                eprintln!("board: cannot offer the tools of `{url}`: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => remote::Remote::default(),
+    };
 
     let app = App::new()
         .without_greeting()
@@ -129,7 +146,8 @@ async fn main() -> ExitCode {
             }
         })
         .add_singleton(model)
-        .add_singleton(tasks::Board::default());
+        .add_singleton(tasks::Board::default())
+        .add_singleton(remote);
     let (app, shutdown) = app.with_shutdown();
 
     #[cfg(unix)]

@@ -8,6 +8,8 @@ use neva::{di::Dc, prelude::*};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::remote::Remote;
+
 /// The tasks, shared by every tool through neva's DI.
 #[derive(Default)]
 pub struct Board {
@@ -85,7 +87,8 @@ async fn clear_board(board: Dc<Board>) -> String {
               Add the tasks the plan needs, then answer with the plan.",
     turns = 8,
     depth = 4,
-    stream = true
+    stream = true,
+    with = [Remote]
 )]
 async fn plan_week(focus: String) -> String {
     format!("Plan my week around {focus}. Add the tasks to my board.")

@@ -11,7 +11,7 @@ use std::time::Duration;
 use neva::svir::RemoteTools;
 use svir::{Tool, ToolCall, ToolResult, Toolbox};
 
-use crate::{RunError, ToolSelection};
+use crate::{LiveTools, RunError, ToolSelection};
 
 /// How long a call to an added toolbox may take unless told otherwise
 /// ([`ToolUnion::call_timeout`], [`Orchestrator::call_timeout`](crate::Orchestrator::call_timeout)).
@@ -24,7 +24,8 @@ type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 trait Erased: Send + Sync {
     fn tools(&self) -> Vec<Tool>;
     fn call<'a>(&'a self, call: &'a ToolCall) -> Boxed<'a, ToolResult>;
-    /// Makes the toolbox ready to list its tools: a `RemoteTools` with no snapshot yet takes one.
+    /// Makes the toolbox ready to list its tools: a `RemoteTools` with no snapshot yet takes one,
+    /// a [`LiveTools`] renews its own.
     fn prepare(&self) -> Boxed<'_, Result<(), String>>;
 }
 
@@ -39,11 +40,17 @@ impl<T: Toolbox + Send + Sync + 'static> Erased for T {
 
     fn prepare(&self) -> Boxed<'_, Result<(), String>> {
         let remote = (self as &dyn Any).downcast_ref::<RemoteTools>();
+        let live = (self as &dyn Any).downcast_ref::<LiveTools>();
         Box::pin(async move {
-            match remote {
-                Some(remote) if Toolbox::tools(remote).is_empty() => {
+            match (remote, live) {
+                (Some(remote), _) if Toolbox::tools(remote).is_empty() => {
                     remote.refresh().await.map_err(|error| error.to_string())
                 }
+                (_, Some(live)) => live
+                    .renew()
+                    .await
+                    .map(drop)
+                    .map_err(|error| error.to_string()),
                 _ => Ok(()),
             }
         })
@@ -218,9 +225,10 @@ impl ToolUnion {
     }
 
     /// Takes the tools to offer: a `neva::svir::RemoteTools` without a snapshot takes its first,
-    /// within the call timeout (one that cannot list its tools is a [`RunError::Toolbox`] naming
-    /// it), the selection is
-    /// applied, and a name offered by two toolboxes is a [`RunError::Toolbox`] naming both.
+    /// and a [`LiveTools`] renews its own if its server said the list changed
+    /// ([`LiveTools::renew`]), within the call timeout (one that cannot list its tools is a
+    /// [`RunError::Toolbox`] naming it); the selection is applied, and a name offered by two
+    /// toolboxes is a [`RunError::Toolbox`] naming both.
     pub async fn load(mut self) -> Result<Self, RunError> {
         for part in &self.parts {
             let prepared = match part.timeout {

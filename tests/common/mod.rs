@@ -72,6 +72,15 @@ impl Drop for Server {
 /// The `board` example's binary, started over HTTP on a free loopback port, talking to the
 /// model server at `model_url` under the name `model`. Killed when the child is dropped.
 pub async fn board_over_http(model_url: &str, model: &str) -> (tokio::process::Child, SocketAddr) {
+    board_over_http_with(model_url, model, &[]).await
+}
+
+/// [`board_over_http`], with the board's other arguments `args`.
+pub async fn board_over_http_with(
+    model_url: &str,
+    model: &str,
+    args: &[&str],
+) -> (tokio::process::Child, SocketAddr) {
     let addr = free_addr();
     let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_board"))
         .args([
@@ -82,6 +91,7 @@ pub async fn board_over_http(model_url: &str, model: &str) -> (tokio::process::C
             "--model",
             model,
         ])
+        .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -94,12 +104,17 @@ pub async fn board_over_http(model_url: &str, model: &str) -> (tokio::process::C
 
 /// An MCP client connected to the server at `addr` over Streamable HTTP.
 pub async fn connect(addr: SocketAddr) -> Client {
-    let mut client = Client::new().with_options(|opt| {
-        opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
-            .with_timeout(Duration::from_secs(60))
-    });
+    let mut client = client_for(addr);
     client.connect().await.expect("the MCP client connects");
     client
+}
+
+/// An MCP client for the server at `addr` over Streamable HTTP, not connected yet.
+pub fn client_for(addr: SocketAddr) -> Client {
+    Client::new().with_options(|opt| {
+        opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
+            .with_timeout(Duration::from_secs(60))
+    })
 }
 
 /// A loopback address no one listens on right now.

@@ -1,0 +1,42 @@
+"""A small MCP server on the official Python SDK's FastMCP (named `MCPServer` since `mcp` 2.0),
+over Streamable HTTP at `http://127.0.0.1:PORT/mcp`: the other server whose tools an
+orchestrator offers in tests/python_server.rs.
+
+    python python_tools_server.py PORT
+
+`mcp` 2.x speaks MCP 2026-07-28 (the default build's), `mcp` 1.x 2025-11-25 (`legacy-spec`'s).
+"""
+
+import sys
+
+try:
+    from mcp.server.mcpserver import MCPServer
+
+    LEGACY = False
+except ImportError:
+    from mcp.server.fastmcp import FastMCP
+
+    LEGACY = True
+
+PORT = int(sys.argv[1])
+
+if LEGACY:
+    # Stateless: neva 0.9's client sends a session id back as a hyphenated UUID, and the 1.x
+    # SDK's are 32 hex digits without hyphens, so a session would not be found again.
+    server = FastMCP(
+        "weather", host="127.0.0.1", port=PORT, log_level="WARNING", stateless_http=True
+    )
+else:
+    server = MCPServer("weather", log_level="WARNING")
+
+
+@server.tool()
+def forecast(city: str) -> str:
+    """Tells tomorrow's weather in a city."""
+    return f"Sunny in {city} tomorrow"
+
+
+if LEGACY:
+    server.run("streamable-http")
+else:
+    server.run("streamable-http", host="127.0.0.1", port=PORT, streamable_http_path="/mcp")

@@ -1,0 +1,90 @@
+//! Another server's tools when that server is not neva: an orchestrator on a neva server offers
+//! the tools of a server on the official MCP Python SDK's FastMCP (`MCPServer` since `mcp` 2.0),
+//! started by the test on a free loopback port and killed when the test ends, however it ends.
+//!
+//! The default build talks to `mcp` 2.3.0 (MCP 2026-07-28), the `legacy-spec` build to
+//! `mcp` 1.30.0 (2025-11-25). Ignored by a plain `cargo test`, since it needs the SDK:
+//! `scripts/peers install` installs both, and `scripts/test` runs this with `--ignored`, the
+//! venv's interpreter in `LADOGA_PYTHON` (default build) or `LADOGA_PYTHON_LEGACY`
+//! (`legacy-spec`).
+//!
+//! The 1.x server runs stateless (`stateless_http=True`): neva 0.9's client sends a session id
+//! back as a hyphenated UUID, and the SDK's are 32 hex digits, so a session is not found again.
+
+mod common;
+
+use std::net::SocketAddr;
+
+use common::{Server, client_for, free_addr, text, wait_for};
+use ladoga::testing::{Reply, ScriptedModel};
+use ladoga::{LiveTools, orchestrator};
+use neva::prelude::*;
+use serde_json::json;
+use tokio::process::{Child, Command};
+
+const SERVER: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/peers/python_tools_server.py"
+);
+
+/// The variable naming the Python whose SDK speaks this build's MCP generation.
+const PYTHON: &str = if cfg!(feature = "legacy-spec") {
+    "LADOGA_PYTHON_LEGACY"
+} else {
+    "LADOGA_PYTHON"
+};
+
+/// Asks the weather with the Python server's tools.
+#[orchestrator(tools = ["py_*"], with = [LiveTools])]
+async fn weather(task: String) -> String {
+    task
+}
+
+/// The Python server, listening on a free loopback port; killed when the child is dropped.
+async fn python_server() -> (Child, SocketAddr) {
+    let python = std::env::var(PYTHON)
+        .unwrap_or_else(|_| panic!("{PYTHON} names a Python with the MCP SDK (see scripts/test)"));
+    let addr = free_addr();
+    let child = Command::new(python)
+        .arg(SERVER)
+        .arg(addr.port().to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the Python server starts");
+    wait_for(addr).await;
+    (child, addr)
+}
+
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn an_orchestrator_calls_a_fastmcp_servers_tool() {
+    let (_python, addr) = python_server().await;
+    let tools = LiveTools::connect(client_for(addr), |tools| tools.with_prefix("py_"))
+        .await
+        .expect("connects to the Python server");
+    let script = ScriptedModel::new([
+        Reply::call("py_forecast", json!({"city": "Oslo"})),
+        Reply::text("Sunny in Oslo."),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let app = App::new().add_singleton(model.model()).add_singleton(tools);
+    let a = Server::start(app).await;
+
+    let result = a
+        .client()
+        .await
+        .tools()
+        .call("weather", [("task", "Will it rain in Oslo?")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(text(&result), "Sunny in Oslo.");
+
+    let requests = script.requests();
+    assert_eq!(requests[0].tool_names(), ["py_forecast"]);
+    let results = requests[1].tool_results();
+    assert_eq!(results[0].1, "Sunny in Oslo tomorrow");
+    a.stop().await;
+}
