@@ -89,6 +89,23 @@ struct Running {
     lines: Lines,
 }
 
+impl Running {
+    /// Calls `tool` with the one argument `name` = `value`.
+    async fn call(
+        &self,
+        tool: &str,
+        (name, value): (&str, &str),
+    ) -> Result<CallToolResponse, Error> {
+        self.client.tools().call(tool, [(name, value)]).await
+    }
+
+    /// Disconnects the client, then stops the server.
+    async fn stop(self) {
+        drop(self.client);
+        self.server.stop().await;
+    }
+}
+
 /// Sends the orchestrators' lines to the MCP caller that asked for them, as a server does with
 /// neva's layer (see the `board` example): once for the whole test binary.
 fn send_log_lines_to_callers() {
@@ -168,22 +185,16 @@ async fn the_answer_reaches_the_caller_a_few_lines_a_second_while_the_model_writ
     let written = story(30);
     let script =
         ScriptedModel::new([Reply::text(written.clone()).streamed(Duration::from_millis(40))]);
-    let Running {
-        _model,
-        server,
-        client,
-        lines,
-    } = start(&script, Duration::from_secs(30)).await;
+    let running = start(&script, Duration::from_secs(30)).await;
 
-    let result = client
-        .tools()
-        .call("storyteller", [("topic", "a lighthouse")])
+    let result = running
+        .call("storyteller", ("topic", "a lighthouse"))
         .await
         .expect("tools/call");
     let answered = Instant::now();
     assert_eq!(text(&result), written, "the result is the whole answer");
 
-    let streamed = lines.from(STREAM_LOGGER);
+    let streamed = running.lines.from(STREAM_LOGGER);
     let joined: String = streamed.iter().map(|line| line.text.as_str()).collect();
     assert_eq!(joined, written, "every piece of the text, once, in order");
     assert!(
@@ -211,32 +222,24 @@ async fn the_answer_reaches_the_caller_a_few_lines_a_second_while_the_model_writ
         "{}",
         report(&result)
     );
-    drop(client);
-    server.stop().await;
+    running.stop().await;
 }
 
 #[tokio::test]
 async fn an_orchestrator_that_does_not_stream_sends_no_text_but_still_times_the_first_token() {
     let script =
         ScriptedModel::new([Reply::text("Once upon a time.").after(Duration::from_millis(300))]);
-    let Running {
-        _model,
-        server,
-        client,
-        lines,
-    } = start(&script, Duration::from_secs(30)).await;
+    let running = start(&script, Duration::from_secs(30)).await;
 
-    let result = client
-        .tools()
-        .call("quiet", [("topic", "a lighthouse")])
+    let result = running
+        .call("quiet", ("topic", "a lighthouse"))
         .await
         .expect("tools/call");
     assert_eq!(text(&result), "Once upon a time.");
-    assert!(lines.from(STREAM_LOGGER).is_empty());
+    assert!(running.lines.from(STREAM_LOGGER).is_empty());
     let first = report(&result)["first_token_ms"].as_u64().unwrap();
     assert!(first >= 300, "the answer began after 300 ms: {first}");
-    drop(client);
-    server.stop().await;
+    running.stop().await;
 }
 
 /// The model writes a long text, then a call of `note`, 100 ms a word: 3 s in all.
@@ -275,17 +278,11 @@ async fn stopped_mid_answer(script: &ScriptedModel, notes_before: usize) {
 #[tokio::test]
 async fn a_deadline_in_the_middle_of_an_answer_stops_reading_it_and_runs_none_of_its_calls() {
     let script = slow_call();
-    let Running {
-        _model,
-        server,
-        client,
-        lines,
-    } = start(&script, Duration::from_secs(30)).await;
+    let running = start(&script, Duration::from_secs(30)).await;
     let notes_before = NOTES.load(Ordering::SeqCst);
 
-    let result = client
-        .tools()
-        .call("hurried", [("task", "note it")])
+    let result = running
+        .call("hurried", ("task", "note it"))
         .await
         .expect("tools/call");
     assert!(result.is_error, "{result:?}");
@@ -293,28 +290,20 @@ async fn a_deadline_in_the_middle_of_an_answer_stops_reading_it_and_runs_none_of
     stopped_mid_answer(&script, notes_before).await;
     #[cfg(not(feature = "legacy-spec"))]
     assert!(
-        !lines.from(STREAM_LOGGER).is_empty(),
+        !running.lines.from(STREAM_LOGGER).is_empty(),
         "the text written before the deadline streamed"
     );
-    let _ = lines;
-    drop(client);
-    server.stop().await;
+    running.stop().await;
 }
 
 #[tokio::test]
 async fn a_caller_that_gives_up_in_the_middle_of_an_answer_stops_its_stream() {
     let script = slow_call();
-    let Running {
-        _model,
-        server,
-        client,
-        ..
-    } = start(&script, Duration::from_millis(800)).await;
+    let running = start(&script, Duration::from_millis(800)).await;
     let notes_before = NOTES.load(Ordering::SeqCst);
 
-    let gave_up = client.tools().call("patient", [("task", "note it")]).await;
+    let gave_up = running.call("patient", ("task", "note it")).await;
     assert!(gave_up.is_err(), "the client timed out: {gave_up:?}");
     stopped_mid_answer(&script, notes_before).await;
-    drop(client);
-    server.stop().await;
+    running.stop().await;
 }
