@@ -23,9 +23,12 @@ async fn plan_week_on_a_real_model_calls_a_board_tool_and_streams_its_answer() {
     let (_board, addr) = board_over_http(&url, "smollm2").await;
     #[allow(deprecated)] // request-scoped logging, which MCP 2026-07-28 marks deprecated
     let mut client = Client::new().with_options(|opt| {
-        opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
-            .with_timeout(Duration::from_secs(300))
-            .with_log_level(neva::types::notification::LoggingLevel::Info)
+        let opt = opt
+            .with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
+            .with_timeout(Duration::from_secs(300));
+        #[cfg(not(feature = "legacy-spec"))]
+        let opt = opt.with_log_level(neva::types::notification::LoggingLevel::Info);
+        opt
     });
     client.connect().await.expect("connects");
     // The text `plan_week` streams (it has `stream = true`), kept as it comes.
@@ -52,11 +55,16 @@ async fn plan_week_on_a_real_model_calls_a_board_tool_and_streams_its_answer() {
         .expect("tools/call");
     assert!(!result.is_error, "{result:?}");
     assert!(!text(&result).trim().is_empty(), "the model answered");
-    let streamed = streamed.lock().unwrap().clone();
-    assert!(
-        streamed.contains(text(&result).trim()),
-        "the answer streamed to the caller before the result: {streamed:?}"
-    );
+    // Under MCP 2026-07-28, where the request asks for log lines; `scripts/test` runs this test
+    // in that build.
+    #[cfg(not(feature = "legacy-spec"))]
+    {
+        let streamed = streamed.lock().unwrap().clone();
+        assert!(
+            streamed.contains(text(&result).trim()),
+            "the answer streamed to the caller before the result: {streamed:?}"
+        );
+    }
     let block = serde_json::to_value(&result.content[0]).unwrap();
     let first_token = &block["_meta"][REPORT_KEY]["first_token_ms"];
     assert!(first_token.as_u64().is_some(), "{block}");
