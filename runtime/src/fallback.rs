@@ -2,9 +2,9 @@
 //! not answer, and a note of which one did.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
-use std::sync::{Arc, OnceLock};
 
 use svir::{Completion, ErrorKind, Event, Request};
 
@@ -15,7 +15,7 @@ tokio::task_local! {
     /// Where a [`Fallback`] notes the name of the model that answered, while the orchestration
     /// asks for one answer ([`answered_by`]). The innermost note wins: a fallback within a
     /// fallback names the model that answered, not itself.
-    static ANSWERED_BY: Arc<OnceLock<String>>;
+    static ANSWERED_BY: RefCell<Option<String>>;
 }
 
 /// A [`CompletionModel`] over an ordered list of models: each request goes to the first, and to
@@ -257,15 +257,21 @@ fn every_one_failed(last: svir::Error, count: usize) -> svir::Error {
 
 /// Notes `model` as the one that answered, when the orchestration is listening.
 fn note(model: &str) {
-    let _ = ANSWERED_BY.try_with(|slot| slot.set(model.to_owned()));
+    let _ = ANSWERED_BY.try_with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(model.to_owned());
+        }
+    });
 }
 
 /// Runs `answer`, one model request, and returns with it the name of the model that answered,
 /// when a [`Fallback`] within it noted one.
 pub(crate) async fn answered_by<T>(answer: impl Future<Output = T>) -> (T, Option<String>) {
-    let slot = Arc::new(OnceLock::new());
-    let done = ANSWERED_BY.scope(Arc::clone(&slot), answer).await;
-    (done, slot.get().cloned())
+    let mut scoped = std::pin::pin!(ANSWERED_BY.scope(RefCell::new(None), answer));
+    let done = (&mut scoped).await;
+    let noted = scoped.as_mut().take_value().and_then(RefCell::into_inner);
+    (done, noted)
 }
 
 #[cfg(test)]

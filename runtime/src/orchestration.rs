@@ -75,10 +75,18 @@ pub(crate) struct Run {
     opened: usize,
     /// The tool a stuck model kept calling.
     stuck_on: Option<String>,
-    /// The model that answered the last request, by its name.
-    pub(crate) answered_by: Option<String>,
+    /// The model that answered the last request.
+    pub(crate) answered_by: Option<AnsweredBy>,
     /// When the run's time is up, if it is bounded in time.
     pub(crate) deadline: Option<tokio::time::Instant>,
+}
+
+/// The model that answered a request: the run's own, or one a [`Fallback`](crate::Fallback)
+/// within it named. Kept without its name until an outcome needs it: a request costs no copy.
+#[derive(Debug, Clone)]
+pub(crate) enum AnsweredBy {
+    Own,
+    Named(String),
 }
 
 /// How the turns ended.
@@ -347,7 +355,7 @@ where
                 stop,
                 finish: svir::FinishReason::ToolCalls,
                 partial: true,
-                model: run.answered_by,
+                model: run.answered_by.map(|by| self.named(by)),
                 first_token: self.first_token.get().copied(),
             }),
         }
@@ -406,7 +414,7 @@ where
         deadline: Option<tokio::time::Instant>,
         request: &Request,
         usage: &SharedUsage,
-    ) -> Result<(Completion, String), RunError> {
+    ) -> Result<(Completion, AnsweredBy), RunError> {
         let Some(deadline) = deadline else {
             return self.ask(request, usage).await;
         };
@@ -419,13 +427,13 @@ where
             })
     }
 
-    /// One model answer, its usage counted, and the name of the model that gave it: the
-    /// model's own, or the one a [`Fallback`](crate::Fallback) within it noted.
+    /// One model answer, its usage counted, and the model that gave it: the model's own, or
+    /// the one a [`Fallback`](crate::Fallback) within it noted.
     pub(crate) async fn ask(
         &self,
         request: &Request,
         usage: &SharedUsage,
-    ) -> Result<(Completion, String), RunError> {
+    ) -> Result<(Completion, AnsweredBy), RunError> {
         let span = telemetry::chat(self.model.name());
         let listener = Listener::new(self.stream);
         let heard = |event: &svir::Event| listener.hear(event);
@@ -440,17 +448,29 @@ where
             tracing::warn!(target: "ladoga", parent: &span, ?error, "the model request failed");
             RunError::Model(error)
         })?;
-        let by = by.unwrap_or_else(|| self.model.name().to_owned());
-        telemetry::answered(&span, &done, &by);
+        let by = by.map_or(AnsweredBy::Own, AnsweredBy::Named);
+        let name = match &by {
+            AnsweredBy::Own => self.model.name(),
+            AnsweredBy::Named(name) => name,
+        };
+        telemetry::answered(&span, &done, name);
         usage.add(done.usage);
         Ok((done, by))
+    }
+
+    /// The name of the model that answered.
+    fn named(&self, by: AnsweredBy) -> String {
+        match by {
+            AnsweredBy::Own => self.model.name().to_owned(),
+            AnsweredBy::Named(name) => name,
+        }
     }
 
     /// The outcome of a run that ended with `done`, answered by `model`.
     pub(crate) fn finished(
         &self,
         done: Completion,
-        model: Option<String>,
+        model: Option<AnsweredBy>,
         turns: usize,
         usage: TokenUsage,
         stop: Stop,
@@ -464,7 +484,7 @@ where
             stop,
             finish: done.finish,
             partial: false,
-            model,
+            model: model.map(|by| self.named(by)),
             first_token: self.first_token.get().copied(),
         }
     }
