@@ -83,6 +83,20 @@ def overhead(folder, out):
                f"to run: the instruction counts below do not); {extra:+,.0f} allocations per "
                f"orchestration. A turn is one model answer: {turns} per orchestration, 9 tool "
                f"calls in all.")
+    rates = counts.get("concurrency")
+    if rates:
+        out.append("")
+        rows = []
+        for workers in ["1", "64"]:
+            rate = rates[workers]
+            rows.append([workers, count(rate["ladoga_per_second"]),
+                         count(rate["by_hand_per_second"]), f"{rate['ratio']:.3f}"])
+        out.append(table(["in flight", "Ladoga: orchestrations/s", "by hand: orchestrations/s",
+                          "Ladoga / by hand (median of the rounds' ratios)"], rows))
+        out.append("")
+        out.append(f"Closed loops, each loop in turn in each of {rates['1']['rounds']} rounds "
+                   f"(the first of the two alternating), one second of warm-up and five "
+                   f"measured; medians.")
     counted = load(folder, "instructions.json")
     if counted:
         ours = counted["per_orchestration"]["loop_ladoga"]

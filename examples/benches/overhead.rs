@@ -1,6 +1,7 @@
 //! Part 1: the scenario run by a Ladoga `#[orchestrator]` and by the same loop written by hand,
 //! over the same neva toolbox and the same svir client answered from memory. Times each with
-//! criterion, then counts the allocations of one orchestration of each.
+//! criterion, counts the allocations of one orchestration of each, then measures how many
+//! orchestrations a second each runs alone and with 64 in flight, in interleaved rounds.
 //!
 //! With `LADOGA_BENCH_REPEAT=NAME:COUNT` it only runs the loop `NAME` `COUNT` times on one
 //! thread, and exits: for an instruction count under `valgrind --tool=callgrind`, which a
@@ -9,18 +10,24 @@
 #[allow(dead_code)]
 mod common;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::alloc::Count;
+use common::closed_loop;
 use common::memory::Memory;
 use common::model::MemoryModel;
 use common::scenario::{self, BY_HAND, LADOGA};
 use common::script::Script;
 use criterion::{Criterion, criterion_group};
+use neva::svir::LocalTools;
 use serde_json::json;
 
 /// How many orchestrations the allocation count is averaged over.
 const COUNTED: u64 = 100;
+
+/// How many rounds of closed-loop measurements, each loop in turn, the rates are the median of.
+const ROUNDS: usize = 12;
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
@@ -63,10 +70,67 @@ fn overhead(c: &mut Criterion) {
             }),
         );
     }
+    let server = Arc::new(server);
+    let concurrency = rt.block_on(async {
+        let mut rates = serde_json::Map::new();
+        for workers in [1, 64] {
+            rates.insert(workers.to_string(), interleaved(&server, workers).await);
+        }
+        rates
+    });
     common::results::write_json(
         "overhead.json",
-        &json!({"turns": turns, "tool_calls": 9, "per_orchestration": counts}),
+        &json!({
+            "turns": turns,
+            "tool_calls": 9,
+            "per_orchestration": counts,
+            "concurrency": concurrency,
+        }),
     );
+}
+
+/// Orchestrations a second of each loop with `workers` in flight: [`ROUNDS`] rounds, each
+/// measuring both loops one after the other (the first of them alternating), so that the
+/// machine's moods fall on both alike. The median rate of each, and the median of the rounds'
+/// ratios, Ladoga's over the hand-written loop's.
+async fn interleaved(server: &Arc<LocalTools>, workers: usize) -> serde_json::Value {
+    let rate = |name: &'static str| {
+        let server = Arc::clone(server);
+        closed_loop::measure(workers, move || {
+            let server = Arc::clone(&server);
+            async move { scenario::run(&server, name).await }
+        })
+    };
+    let (mut ladoga, mut by_hand, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let (ours, hand) = if round.is_multiple_of(2) {
+            let ours = rate(LADOGA).await.per_second();
+            (ours, rate(BY_HAND).await.per_second())
+        } else {
+            let hand = rate(BY_HAND).await.per_second();
+            (rate(LADOGA).await.per_second(), hand)
+        };
+        ladoga.push(ours);
+        by_hand.push(hand);
+        ratios.push(ours / hand);
+    }
+    json!({
+        "rounds": ROUNDS,
+        "ladoga_per_second": median(ladoga),
+        "by_hand_per_second": median(by_hand),
+        "ratio": median(ratios),
+    })
+}
+
+/// The median of `values`.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    if values.len().is_multiple_of(2) {
+        (values[middle - 1] + values[middle]) / 2.0
+    } else {
+        values[middle]
+    }
 }
 
 fn config() -> Criterion {
