@@ -79,8 +79,11 @@ fn log(stdio: bool) {
             EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| "ladoga=debug".into())
                 // The orchestrators' spans are for a tracing backend; each line names its turn.
+                // The answer as it streams (the lines with a `logger`) is for the caller: the
+                // whole answer is logged once it is done.
                 .and(filter_fn(|line| {
-                    !(line.is_span() && line.target() == "ladoga")
+                    !(line.target() == "ladoga"
+                        && (line.is_span() || line.fields().field("logger").is_some()))
                 })),
         );
     // Every span, so the layer finds the request an event belongs to; of the events, progress
