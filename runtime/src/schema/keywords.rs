@@ -15,7 +15,8 @@ pub(super) const META: [&str; 8] = [
 ];
 
 /// The keywords both Gemini and OpenAI's strict mode take (`additionalProperties` aside, which
-/// Gemini refuses), that the portable profile keeps.
+/// Gemini refuses), that the portable profile keeps. Gemini takes these and
+/// [`GEMINI_BEYOND_PORTABLE`].
 const PORTABLE: [&str; 13] = [
     "type",
     "description",
@@ -32,21 +33,8 @@ const PORTABLE: [&str; 13] = [
     "format",
 ];
 
-/// Gemini's Schema fields, `nullable` added later.
-const GEMINI: [&str; 20] = [
-    "type",
-    "description",
-    "title",
-    "properties",
-    "required",
-    "items",
-    "enum",
-    "anyOf",
-    "minimum",
-    "maximum",
-    "minItems",
-    "maxItems",
-    "format",
+/// Gemini's Schema fields beyond the portable ones (`nullable` added later).
+const GEMINI_BEYOND_PORTABLE: [&str; 7] = [
     "minLength",
     "maxLength",
     "pattern",
@@ -84,7 +72,7 @@ const STRICT: [&str; 20] = [
 pub(super) fn kept(profile: SchemaProfile, key: &str) -> bool {
     match profile {
         SchemaProfile::Portable => PORTABLE.contains(&key),
-        SchemaProfile::Gemini => GEMINI.contains(&key),
+        SchemaProfile::Gemini => PORTABLE.contains(&key) || GEMINI_BEYOND_PORTABLE.contains(&key),
         SchemaProfile::OpenAiStrict => STRICT.contains(&key),
         SchemaProfile::OpenAi | SchemaProfile::LlamaCpp => !META.contains(&key),
     }
