@@ -15,7 +15,7 @@ use crate::errors::Errors;
 use crate::uri::UriTemplate;
 
 /// Every argument `#[orchestrator]` takes.
-const KNOWN: [&str; 27] = [
+const KNOWN: [&str; 28] = [
     "descr",
     "title",
     "system",
@@ -37,6 +37,7 @@ const KNOWN: [&str; 27] = [
     "retries",
     "model",
     "with",
+    "approve",
     "roles",
     "permissions",
     "scopes",
@@ -86,6 +87,8 @@ pub(crate) struct Args {
     pub(crate) model: Option<Type>,
     /// Toolboxes from neva's DI container offered beside the server's tools.
     pub(crate) with: Vec<Type>,
+    /// The calls the caller must approve.
+    pub(crate) approve: Option<Approve>,
     /// Arguments handed to neva's `#[tool]` as they were written: `title`, `roles`, ...
     pub(crate) neva: Vec<TokenStream>,
 }
@@ -100,6 +103,14 @@ pub(crate) struct Bound {
 pub(crate) struct Timeout {
     pub(crate) millis: u64,
     pub(crate) span: Span,
+}
+
+/// Which calls need the caller's approval: `approve = ["clear_*"]` or `approve = destructive`.
+pub(crate) enum Approve {
+    /// The calls of the tools these patterns match.
+    Tools(Vec<LitStr>),
+    /// The calls of every tool whose annotations do not say it destroys nothing.
+    Destructive(Span),
 }
 
 /// One argument as written: a name, and a value unless it is a flag.
@@ -261,6 +272,7 @@ impl Args {
             "repeat" => self.repeat = repeat(&value, errors),
             "max_result" => self.max_result = bound(&value, name, errors),
             "retries" => self.retries = count(&value, errors),
+            "approve" => self.approve = approve(&value, errors),
             "title" | "annotations" | "task_support" => {
                 if string(&value, name, errors).is_some() {
                     self.neva.push(quote! { #ident = #value });
@@ -298,6 +310,9 @@ fn example(name: &str) -> &'static str {
         "stream" => "`stream = true`, or the least time between two lines: `stream = \"500ms\"`",
         "budget" => "`budget = 20000`",
         "repeat" => "`repeat = 3`",
+        "approve" => {
+            "`approve = [\"clear_*\"]`, or every tool that may destroy: `approve = destructive`"
+        }
         "max_result" => "`max_result = 20000`",
         "model" => "`model = MyModel`",
         "with" => "`with = [RemoteTools]`",
@@ -445,6 +460,38 @@ fn stream(value: &Expr, errors: &mut Errors) -> Option<Timeout> {
     Some(interval)
 }
 
+/// `approve = ["pattern", …]`, at least one, or `approve = destructive`.
+fn approve(value: &Expr, errors: &mut Errors) -> Option<Approve> {
+    match value {
+        Expr::Path(path) if path.path.is_ident("destructive") => {
+            Some(Approve::Destructive(path.path.segments[0].ident.span()))
+        }
+        Expr::Array(array) if array.elems.is_empty() => {
+            errors.at(
+                value,
+                "`approve` lists no tool: name at least one pattern, or leave `approve` out",
+            );
+            None
+        }
+        Expr::Array(_) => {
+            let patterns = strings(value, "approve", errors)?;
+            let count = patterns.len();
+            let valid = check_patterns(patterns, errors);
+            (valid.len() == count).then_some(Approve::Tools(valid))
+        }
+        _ => {
+            errors.at(
+                value,
+                format!(
+                    "expected a list of tool patterns or `destructive`: {}",
+                    example("approve")
+                ),
+            );
+            None
+        }
+    }
+}
+
 /// `retries = N`: any whole number, zero included.
 fn count(value: &Expr, errors: &mut Errors) -> Option<LitInt> {
     match value {
@@ -485,6 +532,11 @@ fn strings(value: &Expr, name: &str, errors: &mut Errors) -> Option<Vec<LitStr>>
 
 fn patterns(value: &Expr, name: &str, errors: &mut Errors) -> Vec<LitStr> {
     let patterns = strings(value, name, errors).unwrap_or_default();
+    check_patterns(patterns, errors)
+}
+
+/// The patterns that can match a tool name; an error at each of the others.
+fn check_patterns(patterns: Vec<LitStr>, errors: &mut Errors) -> Vec<LitStr> {
     let valid: Vec<_> = patterns
         .into_iter()
         .filter(|pattern| match why_never_matches(&pattern.value()) {
@@ -564,6 +616,27 @@ mod tests {
         assert!(args.model.is_some());
         assert_eq!(args.with.len(), 2);
         assert_eq!(args.neva.len(), 1);
+    }
+
+    #[test]
+    fn approve_takes_patterns_or_destructive() {
+        let (args, errors) = parse(quote! { approve = ["clear_*", "wipe"] });
+        assert!(errors.is_none(), "{errors:?}");
+        assert!(matches!(args.approve, Some(Approve::Tools(patterns)) if patterns.len() == 2));
+        let (args, errors) = parse(quote! { approve = destructive });
+        assert!(errors.is_none(), "{errors:?}");
+        assert!(matches!(args.approve, Some(Approve::Destructive(_))));
+        for wrong in [
+            quote! { approve = [] },
+            quote! { approve = ["clear board"] },
+            quote! { approve = "clear_*" },
+            quote! { approve = everything },
+            quote! { approve },
+        ] {
+            let (args, errors) = parse(wrong.clone());
+            assert!(errors.is_some(), "{wrong}");
+            assert!(args.approve.is_none(), "{wrong}");
+        }
     }
 
     #[test]

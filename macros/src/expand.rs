@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr};
 
-use crate::args::Args;
+use crate::args::{Approve, Args};
 use crate::errors::Errors;
 use crate::paths::private;
 use crate::signature::{Param, Signature};
@@ -253,6 +253,15 @@ fn settings(args: &Args) -> TokenStream {
         calls.extend(quote_spanned! { interval.span =>
             .stream(#private::Duration::from_millis(#millis))
         });
+    }
+    match &args.approve {
+        Some(Approve::Tools(patterns)) => calls.extend(quote! {
+            .approvals(#private::Approvals::tools([#(#private::pattern(#patterns)),*]))
+        }),
+        Some(Approve::Destructive(span)) => calls.extend(quote_spanned! { *span =>
+            .approvals(#private::Approvals::destructive())
+        }),
+        None => {}
     }
     let limits = limits(args);
     if !args.tools.is_empty() || !args.exclude.is_empty() {

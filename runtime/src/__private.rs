@@ -20,8 +20,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use svir::{Completion, Event, Request};
 
+pub use crate::{Approvals, Limits, Model, OnLimit, Orchestrator, ToolSelection};
 use crate::{CompletionModel, IntoBrief, Outcome, RunError, SchemaProfile, ToolPattern};
-pub use crate::{Limits, Model, OnLimit, Orchestrator, ToolSelection};
 pub use std::time::Duration;
 
 /// A bound the macro has already checked to be at least one.
@@ -163,7 +163,11 @@ pub async fn answer(
     model: &dyn DynModel,
     brief: Result<Request, String>,
 ) -> Result<Report, Error> {
-    Ok(Report(orchestrator.run(ctx, model, brief).await))
+    match orchestrator.run(ctx, model, brief).await {
+        // The question to the caller: neva answers the round with it.
+        Err(RunError::Paused(error)) => Err(error),
+        run => Ok(Report(run)),
+    }
 }
 
 /// A run as a tool answers it: the text with the run's report in its `_meta`, or the error.

@@ -47,6 +47,21 @@ pub enum RunError {
         /// The tool it kept calling.
         tool: String,
     },
+    /// The run asked its caller a question ([`Approvals`](crate::Approvals)) that is answered
+    /// in a later round of the tool call. Holds the error a tool handler returns as it is, for
+    /// neva to answer the round with the question (`input_required`, MCP 2026-07-28).
+    #[error("the run waits for its caller's answer")]
+    Paused(neva::error::Error),
+    /// The round carries the answer for a run that is no longer kept: it ended, its time to be
+    /// answered ran out, or another retry of the same round resumed it. It is never run again.
+    #[error(
+        "this run can no longer go on: it ended, waited too long for an answer, or was resumed \
+         by another retry; call the tool again"
+    )]
+    Gone,
+    /// A paused run could not be kept or read back.
+    #[error("the paused run could not be kept: {0}")]
+    Store(String),
     /// The final answer of a typed run did not parse as its output type, after `requests`
     /// requests asking for it as JSON.
     #[error(

@@ -40,8 +40,10 @@
 
 #![warn(missing_docs)]
 
+mod approvals;
 mod brief;
 mod briefing;
+mod elicitation;
 mod error;
 mod fallback;
 mod limits;
@@ -51,11 +53,13 @@ mod orchestration;
 mod orchestrator;
 mod outcome;
 mod partial;
+mod paused;
 mod progress;
 mod remote;
 mod repeats;
 mod report;
 mod result_limit;
+mod run_store;
 mod schema;
 mod selection;
 mod shared_usage;
@@ -74,6 +78,7 @@ pub mod __private;
 #[doc = include_str!("../../README.md")]
 mod readme {}
 
+pub use approvals::{Approval, Approvals, Approver, Asked, Decision, Question};
 pub use brief::IntoBrief;
 pub use error::RunError;
 pub use fallback::Fallback;
@@ -87,6 +92,7 @@ pub use outcome::{Outcome, Stop, TokenUsage};
 pub use remote::LiveTools;
 pub use report::REPORT_KEY;
 pub use result_limit::DEFAULT_MAX_RESULT;
+pub use run_store::{MemoryRuns, PAUSED_RUN_TTL, RunStore, Runs, StoreError, StoreFuture};
 pub use schema::{NormalizedTools, SchemaError, SchemaProfile};
 pub use selection::{PatternError, ToolPattern, ToolSelection};
 pub use streaming::{DEFAULT_STREAM_INTERVAL, STREAM_LOGGER};

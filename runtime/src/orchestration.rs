@@ -9,6 +9,8 @@ use tracing::{Instrument, Span};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use crate::approvals::{Approval, Approvals, Approver, Asked, Decision, Question};
+use crate::paused::{Keeper, Paused};
 use crate::progress::Progress;
 use crate::repeats::{self, Repeat, Repeats};
 use crate::shared_usage::SharedUsage;
@@ -60,10 +62,17 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     stream: Option<Duration>,
     /// How long the run's first model request took to its first piece.
     first_token: OnceLock<Duration>,
+    /// Which calls need a person's approval, and who is asked.
+    approvals: Approvals,
+    approver: Option<&'a dyn Approver>,
+    /// Keeps the run while its caller answers, and gives back a paused one.
+    keeper: Option<&'a Keeper>,
 }
 
 /// Where a run is: what it has sent, used and seen so far.
 pub(crate) struct Run {
+    /// The run's id, which its approval questions are bound to.
+    id: String,
     pub(crate) request: Request,
     pub(crate) turns: usize,
     /// Tokens used, nested runs included.
@@ -73,6 +82,10 @@ pub(crate) struct Run {
     /// Where the run's own messages begin in `request`, after the brief's: a partial result
     /// reads the work done from there. The conversation is the run's one copy of its results.
     opened: usize,
+    /// An answer whose calls wait for the caller's approval.
+    pending: Option<Completion>,
+    /// The approval questions answered.
+    pub(crate) approvals: Vec<Approval>,
     /// The tool a stuck model kept calling.
     stuck_on: Option<String>,
     /// The model that answered the last request.
@@ -83,7 +96,7 @@ pub(crate) struct Run {
 
 /// The model that answered a request: the run's own, or one a [`Fallback`](crate::Fallback)
 /// within it named. Kept without its name until an outcome needs it: a request costs no copy.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) enum AnsweredBy {
     Own,
     Named(String),
@@ -94,6 +107,9 @@ pub(crate) enum Ended {
     /// With an answer: [`Stop::Answered`], or [`Stop::Depth`] for a run offered no tool.
     Answered(Completion, Stop),
     Limit(Stop),
+    /// With a question to the caller, answered in a later round of the tool call: the error
+    /// the handler returns for that.
+    Paused(neva::error::Error),
 }
 
 impl<'a, M, T> Orchestration<'a, M, T>
@@ -113,7 +129,29 @@ where
             at_depth_bound: None,
             stream: None,
             first_token: OnceLock::new(),
+            approvals: Approvals::none(),
+            approver: None,
+            keeper: None,
         }
+    }
+
+    /// Asks `approver` before each call `approvals` names; see [`Approvals`] for what happens
+    /// with each answer.
+    ///
+    /// An approver that answers later ([`Asked::Later`]) pauses the run: without an
+    /// [`Orchestrator`](crate::Orchestrator) to keep it between rounds, the run then ends with
+    /// [`RunError::Paused`]. An `approvals` without an approver asks nobody: no call it names
+    /// runs.
+    pub fn approvals(mut self, approvals: Approvals, approver: &'a dyn Approver) -> Self {
+        self.approvals = approvals;
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Keeps the run in `keeper` when it pauses, and goes on with the run `keeper` holds.
+    pub(crate) fn keeper(mut self, keeper: &'a Keeper) -> Self {
+        self.keeper = Some(keeper);
+        self
     }
 
     /// The system prompt, used unless the brief brings its own.
@@ -207,20 +245,9 @@ where
         brief: impl IntoBrief,
         usage: Arc<SharedUsage>,
     ) -> Result<(Ended, Run), RunError> {
-        let request = self.opening(brief)?;
-        let mut run = Run {
-            opened: request.messages.len(),
-            request,
-            turns: 0,
-            usage,
-            repeats: Repeats::default(),
-            progress: Progress::new(self.progress.clone(), self.limits.turns.get()),
-            stuck_on: None,
-            answered_by: None,
-            deadline: self
-                .limits
-                .timeout
-                .map(|limit| tokio::time::Instant::now() + limit),
+        let mut run = match self.keeper.and_then(Keeper::take_resumed) {
+            Some(paused) => self.resume(paused, usage),
+            None => self.start(brief, usage)?,
         };
         let ended = match run.deadline {
             None => self.turns(&mut run).await?,
@@ -230,16 +257,101 @@ where
                 .await
                 .unwrap_or(Ok(Ended::Limit(Stop::Deadline)))?,
         };
+        if let Ended::Paused(error) = ended {
+            if let Some(keeper) = self.keeper {
+                keeper.keep(&self.pause(run)).await?;
+            }
+            return Err(RunError::Paused(error));
+        }
         Ok((ended, run))
+    }
+
+    /// A new run from `brief`.
+    fn start(&self, brief: impl IntoBrief, usage: Arc<SharedUsage>) -> Result<Run, RunError> {
+        let request = self.opening(brief)?;
+        Ok(Run {
+            id: match self.keeper {
+                Some(keeper) => keeper.id().to_owned(),
+                None if self.approvals.is_none() => String::new(),
+                None => crate::paused::new_id(),
+            },
+            opened: request.messages.len(),
+            request,
+            turns: 0,
+            usage,
+            repeats: Repeats::default(),
+            progress: Progress::new(self.progress.clone(), self.limits.turns.get()),
+            pending: None,
+            approvals: Vec::new(),
+            stuck_on: None,
+            answered_by: None,
+            deadline: self
+                .limits
+                .timeout
+                .map(|limit| tokio::time::Instant::now() + limit),
+        })
+    }
+
+    /// The run `paused` left, going on now: its time bound less the time it had used.
+    fn resume(&self, paused: Paused, usage: Arc<SharedUsage>) -> Run {
+        let (input, output) = paused.usage;
+        usage.add(Some(svir::Usage::new(input, output)));
+        let spent = paused.spent.unwrap_or_default();
+        Run {
+            id: self
+                .keeper
+                .map_or_else(String::new, |keeper| keeper.id().to_owned()),
+            opened: paused.opened,
+            request: paused.request,
+            turns: paused.turns,
+            usage,
+            repeats: paused.repeats,
+            progress: Progress::new(self.progress.clone(), self.limits.turns.get()),
+            pending: paused.pending,
+            approvals: paused.approvals,
+            stuck_on: None,
+            answered_by: paused.answered_by,
+            deadline: self
+                .limits
+                .timeout
+                .map(|limit| tokio::time::Instant::now() + limit.saturating_sub(spent)),
+        }
+    }
+
+    /// What `run`, stopped at a question, keeps for the next round.
+    fn pause(&self, run: Run) -> Paused {
+        let usage = run.usage.get();
+        let spent = self
+            .limits
+            .timeout
+            .zip(run.deadline)
+            .map(|(limit, deadline)| {
+                limit
+                    .saturating_sub(deadline.saturating_duration_since(tokio::time::Instant::now()))
+            });
+        Paused {
+            request: run.request,
+            opened: run.opened,
+            turns: run.turns,
+            usage: (usage.input, usage.output),
+            repeats: run.repeats,
+            pending: run.pending,
+            approvals: run.approvals,
+            spent,
+            answered_by: run.answered_by,
+        }
     }
 
     /// The outcome of the turns: the answer, or the policy at the bound.
     pub(crate) async fn conclude(&self, ended: Ended, run: Run) -> Result<Outcome, RunError> {
         match ended {
             Ended::Answered(done, stop) => {
-                Ok(self.finished(done, run.answered_by, run.turns, run.usage.get(), stop))
+                let outcome =
+                    self.finished(done, run.answered_by, run.turns, run.usage.get(), stop);
+                Ok(outcome.approved(run.approvals))
             }
             Ended::Limit(stop) => self.at_limit(stop, run).await,
+            Ended::Paused(error) => Err(RunError::Paused(error)),
         }
     }
 
@@ -253,21 +365,35 @@ where
             return Ok(Ended::Answered(done, Stop::Depth));
         }
         let bound = self.limits.turns.get();
-        while run.turns < bound {
-            if let Some(budget) = self.limits.budget
-                && run.usage.get().total() >= budget.get()
-            {
-                return Ok(Ended::Limit(Stop::Budget));
-            }
-            let (done, by) = self.ask(&run.request, &run.usage).await?;
-            run.answered_by = Some(by);
-            run.turns += 1;
-            if done.calls.is_empty() {
-                run.progress.answered(run.turns).await;
-                return Ok(Ended::Answered(done, Stop::Answered));
-            }
-            run.progress.turn(run.turns, &done.calls);
-            let Some(results) = self.call(&done.calls, run).await else {
+        // A resumed run first runs the calls of the answer it paused at, its last turn's too.
+        while run.turns < bound || run.pending.is_some() {
+            let done = match run.pending.take() {
+                Some(done) => done,
+                None => {
+                    if let Some(budget) = self.limits.budget
+                        && run.usage.get().total() >= budget.get()
+                    {
+                        return Ok(Ended::Limit(Stop::Budget));
+                    }
+                    let (done, by) = self.ask(&run.request, &run.usage).await?;
+                    run.answered_by = Some(by);
+                    run.turns += 1;
+                    if done.calls.is_empty() {
+                        run.progress.answered(run.turns).await;
+                        return Ok(Ended::Answered(done, Stop::Answered));
+                    }
+                    run.progress.turn(run.turns, &done.calls);
+                    done
+                }
+            };
+            let denied = match self.approve(&done, run).await {
+                Ok(denied) => denied,
+                Err(later) => {
+                    run.pending = Some(done);
+                    return Ok(Ended::Paused(later));
+                }
+            };
+            let Some(results) = self.call(&done.calls, denied, run).await else {
                 return Ok(Ended::Limit(Stop::Stuck));
             };
             log_results(&done.calls, &results);
@@ -278,15 +404,67 @@ where
         Ok(Ended::Limit(Stop::TurnLimit))
     }
 
-    /// Runs a turn's calls, but for a repeated one, which gets a refusal instead; `None` when
-    /// the model repeats a call again after it was told.
-    async fn call(&self, calls: &[ToolCall], run: &mut Run) -> Option<Vec<ToolResult>> {
-        let mut refused = Vec::new();
+    /// Asks about each call of `done` that needs approval, all in one round; the refusals of
+    /// the calls not approved, or the error that pauses the run until the caller answers.
+    async fn approve(
+        &self,
+        done: &Completion,
+        run: &mut Run,
+    ) -> Result<Vec<ToolResult>, neva::error::Error> {
+        if self.approvals.is_none() {
+            return Ok(Vec::new());
+        }
+        let mut later = None;
+        let mut decided = Vec::new();
+        for call in done
+            .calls
+            .iter()
+            .filter(|call| self.approvals.needs(&call.name))
+        {
+            let question = Question::new(&run.id, run.turns, call, &done.text);
+            let asked = match self.approver {
+                Some(approver) => approver.ask(&question).await,
+                None => Asked::Answered(Decision::Unavailable),
+            };
+            match asked {
+                Asked::Answered(decision) => decided.push((call, decision)),
+                // Every question of the turn is asked before the run pauses: one round for all.
+                Asked::Later(error) => later = later.or(Some(error)),
+            }
+        }
+        if let Some(later) = later {
+            return Err(later);
+        }
+        let mut denied = Vec::new();
+        for (call, decision) in decided {
+            tracing::info!(target: "ladoga", tool = %call.name, decision = decision.name(), "approval");
+            run.approvals.push(Approval::new(call, decision));
+            denied.extend(decision.refusal(call));
+        }
+        Ok(denied)
+    }
+
+    /// Runs a turn's calls, but for one `denied` a result, and a repeated one, which gets a
+    /// refusal instead; `None` when the model repeats a call again after it was told.
+    async fn call(
+        &self,
+        calls: &[ToolCall],
+        denied: Vec<ToolResult>,
+        run: &mut Run,
+    ) -> Option<Vec<ToolResult>> {
+        let mut refused = denied;
         if let Some(limit) = self.limits.repeat {
+            let mut told = false;
             for call in calls {
+                if refused.iter().any(|refusal| refusal.call_id == call.id) {
+                    continue;
+                }
                 match run.repeats.count(call, limit.get()) {
                     Repeat::Fresh => {}
-                    Repeat::Refused { times } => refused.push(repeats::refusal(call, times)),
+                    Repeat::Refused { times } => {
+                        refused.push(repeats::refusal(call, times));
+                        told = true;
+                    }
                     Repeat::Stuck => {
                         tracing::info!(target: "ladoga", tool = %call.name, "the model is stuck");
                         run.stuck_on = Some(call.name.clone());
@@ -294,7 +472,7 @@ where
                     }
                 }
             }
-            if !refused.is_empty() {
+            if told {
                 run.repeats.tell();
             }
         }
@@ -346,7 +524,8 @@ where
                 let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
                 let request = run.request.tool_choice(ToolChoice::None);
                 let (done, by) = self.ask_by(deadline, &request, &run.usage).await?;
-                Ok(self.finished(done, Some(by), run.turns + 1, run.usage.get(), stop))
+                let outcome = self.finished(done, Some(by), run.turns + 1, run.usage.get(), stop);
+                Ok(outcome.approved(run.approvals))
             }
             OnLimit::Partial => Ok(Outcome {
                 text: partial::text(stop, &run.request.messages, run.opened),
@@ -357,6 +536,7 @@ where
                 partial: true,
                 model: run.answered_by.map(|by| self.named(by)),
                 first_token: self.first_token.get().copied(),
+                approvals: run.approvals,
             }),
         }
     }
@@ -486,6 +666,7 @@ where
             partial: false,
             model: model.map(|by| self.named(by)),
             first_token: self.first_token.get().copied(),
+            approvals: Vec::new(),
         }
     }
 }

@@ -11,8 +11,11 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use crate::briefing::Briefing;
+use crate::elicitation::Elicitation;
+use crate::paused::Keeper;
 use crate::shared_usage::SharedUsage;
 use crate::union::{DEFAULT_CALL_TIMEOUT, Source, ToolUnion};
+use crate::{Approvals, Runs};
 use crate::{CompletionModel, IntoBrief, Limits, Orchestration, Outcome, RunError, ToolSelection};
 
 /// How deep in-process tool calls nest unless told otherwise: an orchestrator, a sub-agent it
@@ -51,6 +54,7 @@ pub struct Orchestrator {
     with: Vec<Source>,
     call_timeout: Duration,
     stream: Option<Duration>,
+    approvals: Approvals,
 }
 
 impl Default for Orchestrator {
@@ -74,6 +78,7 @@ impl Orchestrator {
             with: Vec::new(),
             call_timeout: DEFAULT_CALL_TIMEOUT,
             stream: None,
+            approvals: Approvals::none(),
         }
     }
 
@@ -238,6 +243,22 @@ impl Orchestrator {
         self
     }
 
+    /// The calls the MCP caller must approve before they run; see [`Approvals`].
+    ///
+    /// The caller is asked through elicitation. Under MCP 2026-07-28 a question ends the tool
+    /// call's round with `input_required`, and the run goes on when the caller calls again with
+    /// the answer: in between, the run waits in the server's [`Runs`] (registered with
+    /// `App::add_singleton`, else [`Runs::in_process`]), at most [`PAUSED_RUN_TTL`]. The time a
+    /// person takes counts against neither the turns, the budget nor the time bound. Under
+    /// `legacy-spec` the question is a request to the client that the run waits for, within its
+    /// time bound and neva's request timeout (`with_timeout`, 10 s unless set).
+    ///
+    /// [`PAUSED_RUN_TTL`]: crate::PAUSED_RUN_TTL
+    pub fn approvals(mut self, approvals: Approvals) -> Self {
+        self.approvals = approvals;
+        self
+    }
+
     /// The server's tools as the request of `ctx` may call them, bounded, with the toolboxes
     /// added by [`Self::with`], loaded and selected.
     pub async fn toolbox(&self, ctx: &Context) -> Result<ToolUnion, RunError> {
@@ -274,9 +295,17 @@ impl Orchestrator {
     where
         M: CompletionModel + ?Sized,
     {
-        let brief = self.brief(ctx, brief).await?;
+        let keeper = self.keeper(ctx).await?;
+        let brief = self.brief(ctx, brief, keeper.as_ref()).await?;
         let tools = self.toolbox(ctx).await?;
-        self.orchestration(model, &tools).run(brief).await
+        let approver = Elicitation::new(ctx);
+        let approvals = self.annotated(ctx).await;
+        let run = self.orchestration(model, &tools);
+        let run = match &keeper {
+            Some(keeper) => run.approvals(approvals, &approver).keeper(keeper),
+            None => run,
+        };
+        run.run(brief).await
     }
 
     /// [`Self::run`] for a typed answer: the final answer parsed as `O`, see
@@ -291,16 +320,69 @@ impl Orchestrator {
         M: CompletionModel + ?Sized,
         O: DeserializeOwned + JsonSchema,
     {
-        let brief = self.brief(ctx, brief).await?;
+        let keeper = self.keeper(ctx).await?;
+        let brief = self.brief(ctx, brief, keeper.as_ref()).await?;
         let tools = self.toolbox(ctx).await?;
-        self.orchestration(model, &tools).run_as(brief).await
+        let approver = Elicitation::new(ctx);
+        let approvals = self.annotated(ctx).await;
+        let run = self.orchestration(model, &tools);
+        let run = match &keeper {
+            Some(keeper) => run.approvals(approvals, &approver).keeper(keeper),
+            None => run,
+        };
+        run.run_as(brief).await
     }
 
     /// `brief` built, opened with the prompt and given the resources (see [`Self::prompt`] and
-    /// [`Self::attach`]).
-    async fn brief(&self, ctx: &Context, brief: impl IntoBrief) -> Result<svir::Request, RunError> {
+    /// [`Self::attach`]); nothing for a run that goes on from a pause, which has its
+    /// conversation.
+    async fn brief(
+        &self,
+        ctx: &Context,
+        brief: impl IntoBrief,
+        keeper: Option<&Keeper>,
+    ) -> Result<svir::Request, RunError> {
+        if keeper.is_some_and(Keeper::resuming) {
+            return Ok(svir::Request::new(""));
+        }
         let brief = brief.into_brief().map_err(RunError::Brief)?;
         self.briefing.open(ctx, brief).await
+    }
+
+    /// The keeper of a run that asks for approvals: a new run, or the paused one this round
+    /// of the tool call goes on with. `None` for a run that asks nothing.
+    async fn keeper(&self, ctx: &Context) -> Result<Option<Keeper>, RunError> {
+        if self.approvals.is_none() {
+            return Ok(None);
+        }
+        let runs = ctx
+            .resolve_shared::<Runs>()
+            .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
+        #[cfg(not(feature = "legacy-spec"))]
+        let keeper = Keeper::of_call(ctx, runs, self.name.as_deref().unwrap_or("run")).await?;
+        // A legacy run waits for its answers in place, and never pauses.
+        #[cfg(feature = "legacy-spec")]
+        let keeper = Keeper::fresh(runs);
+        Ok(Some(keeper))
+    }
+
+    /// The approvals, with the annotations of the server's own tools when they decide.
+    async fn annotated(&self, ctx: &Context) -> Approvals {
+        if !self.approvals.reads_annotations() {
+            return self.approvals.clone();
+        }
+        ctx.tools()
+            .list()
+            .await
+            .into_iter()
+            .fold(self.approvals.clone(), |approvals, tool| {
+                let hints = tool.annotations.as_ref();
+                approvals.annotated(
+                    tool.name,
+                    hints.and_then(|hints| hints.readonly),
+                    hints.and_then(|hints| hints.destructive),
+                )
+            })
     }
 
     /// The loop over `tools` with these settings.
@@ -343,9 +425,11 @@ impl Orchestrator {
     where
         M: CompletionModel + ?Sized,
     {
-        self.run(ctx, model, brief)
-            .await
-            .map(|outcome| outcome.text)
-            .map_err(|error| Error::new(ErrorCode::InternalError, error.to_string()))
+        match self.run(ctx, model, brief).await {
+            Ok(outcome) => Ok(outcome.text),
+            // The question to the caller: neva answers the round with it.
+            Err(RunError::Paused(error)) => Err(error),
+            Err(error) => Err(Error::new(ErrorCode::InternalError, error.to_string())),
+        }
     }
 }

@@ -32,6 +32,17 @@ pub struct Outcome {
     ///
     /// [`CompletionModel::complete_streaming`]: crate::CompletionModel::complete_streaming
     pub first_token: Option<std::time::Duration>,
+    /// Every approval the run asked its caller for, in order, with the answer
+    /// ([`Approvals`](crate::Approvals)).
+    pub approvals: Vec<crate::Approval>,
+}
+
+impl Outcome {
+    /// The outcome with the run's `approvals`.
+    pub(crate) fn approved(mut self, approvals: Vec<crate::Approval>) -> Self {
+        self.approvals = approvals;
+        self
+    }
 }
 
 /// Why an orchestration stopped.

@@ -17,16 +17,17 @@ pub(crate) enum Repeat {
 }
 
 /// How often each call (tool and canonical arguments) was made in a run.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Repeats {
-    counts: HashMap<(String, String), usize>,
+    /// By the tool's name and its canonical arguments, a line apart.
+    counts: HashMap<String, usize>,
     told: bool,
 }
 
 impl Repeats {
     /// Counts `call` and says what to do with it under the bound `limit`.
     pub(crate) fn count(&mut self, call: &ToolCall, limit: usize) -> Repeat {
-        let key = (call.name.clone(), canonical(&call.arguments));
+        let key = format!("{}\n{}", call.name, canonical(&call.arguments));
         let times = self.counts.entry(key).or_default();
         *times += 1;
         match (*times >= limit, self.told) {
@@ -57,7 +58,7 @@ pub(crate) fn refusal(call: &ToolCall, times: usize) -> ToolResult {
 
 /// The arguments as JSON with every object's keys sorted, so that the same arguments written
 /// in another order or spacing are the same call; text that is not JSON stays as it is.
-fn canonical(arguments: &str) -> String {
+pub(crate) fn canonical(arguments: &str) -> String {
     match serde_json::from_str::<Value>(arguments) {
         Ok(value) => sorted(value).to_string(),
         Err(_) => arguments.to_owned(),

@@ -15,7 +15,10 @@ use crate::{Outcome, RunError, Stop};
 /// `answered`, `turns`, `deadline`, `budget`, `stuck` and `depth` ([`Stop::name`]); `model` is
 /// the model that answered the last request ([`Outcome::model`]), absent when none did;
 /// `first_token_ms` is how long the first model request took to its first piece
-/// ([`Outcome::first_token`]), absent for a model that does not stream.
+/// ([`Outcome::first_token`]), absent for a model that does not stream; `approvals` lists each
+/// call put to the caller, `{"tool": "clear_board", "arguments": {}, "decision": "approved"}`,
+/// with `decision` one of `approved`, `declined`, `cancelled` and `unavailable`
+/// ([`Outcome::approvals`]), absent when none was.
 pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
 
 impl Outcome {
@@ -35,6 +38,21 @@ impl Outcome {
         }
         if let Some(first) = self.first_token {
             report["first_token_ms"] = json!(first.as_millis() as u64);
+        }
+        if !self.approvals.is_empty() {
+            report["approvals"] = self
+                .approvals
+                .iter()
+                .map(|approval| {
+                    let arguments = serde_json::from_str(&approval.arguments)
+                        .unwrap_or_else(|_| json!(approval.arguments));
+                    json!({
+                        "tool": approval.tool,
+                        "arguments": arguments,
+                        "decision": approval.decision.name(),
+                    })
+                })
+                .collect();
         }
         report
     }

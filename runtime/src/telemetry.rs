@@ -99,6 +99,9 @@ fn error_type(error: &RunError) -> &'static str {
         RunError::Toolbox(_) => "toolbox",
         RunError::Model(_) => "model",
         RunError::Output { .. } => "output",
+        RunError::Paused(_) => "paused",
+        RunError::Gone => "gone",
+        RunError::Store(_) => "store",
         RunError::TurnLimit { .. }
         | RunError::Deadline { .. }
         | RunError::Budget { .. }

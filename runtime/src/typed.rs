@@ -83,7 +83,7 @@ where
                 Ok(value) => {
                     let outcome =
                         self.finished(done, run.answered_by, run.turns, run.usage.get(), stop);
-                    return Ok((value, outcome));
+                    return Ok((value, outcome.approved(run.approvals)));
                 }
                 Err(error) if requests > self.limits.retries => {
                     return Err(RunError::Output {

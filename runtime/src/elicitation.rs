@@ -1,0 +1,68 @@
+//! Asking the MCP caller of a tool handler to approve a call, through elicitation.
+//!
+//! Under MCP 2026-07-28 a question is part of the tool call itself: the call answers
+//! `input_required` with the question and a sealed `requestState`, and the caller calls again
+//! with the answer (neva's `ctx.elicit(key, params)`). Under `legacy-spec` it is a request from
+//! the server to the client, which the run waits for, within neva's request timeout.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use neva::Context;
+use neva::types::elicitation::{ElicitRequestParams, ElicitResult, ElicitationAction};
+
+use crate::approvals::{Approver, Asked, Decision, Question};
+
+/// The caller of `ctx`'s request, asked through elicitation.
+pub(crate) struct Elicitation<'a> {
+    ctx: &'a Context,
+}
+
+impl<'a> Elicitation<'a> {
+    pub(crate) fn new(ctx: &'a Context) -> Self {
+        Self { ctx }
+    }
+}
+
+impl Approver for Elicitation<'_> {
+    fn ask<'a>(
+        &'a self,
+        question: &'a Question,
+    ) -> Pin<Box<dyn Future<Output = Asked> + Send + 'a>> {
+        Box::pin(async move {
+            // A form with nothing to fill: accepting approves.
+            let params: ElicitRequestParams = ElicitRequestParams::form(question.message()).into();
+            #[cfg(not(feature = "legacy-spec"))]
+            let asked = {
+                let modes = self.ctx.client_capabilities().elicitation;
+                if !modes.is_some_and(|modes| modes.allows(&params)) {
+                    tracing::info!(target: "ladoga", tool = %question.tool, "the caller cannot be asked to approve this call");
+                    return Asked::Answered(Decision::Unavailable);
+                }
+                self.ctx.elicit(question.key.clone(), params).await
+            };
+            #[cfg(feature = "legacy-spec")]
+            let asked = self.ctx.elicit(params).await;
+            match asked {
+                Ok(answer) => Asked::Answered(decision(&answer)),
+                #[cfg(not(feature = "legacy-spec"))]
+                Err(error) if error.code() == neva::error::ErrorCode::InputRequired => {
+                    Asked::Later(error)
+                }
+                Err(error) => {
+                    tracing::warn!(target: "ladoga", tool = %question.tool, %error, "the caller could not be asked to approve a call");
+                    Asked::Answered(Decision::Unavailable)
+                }
+            }
+        })
+    }
+}
+
+/// What an elicitation's answer decides.
+fn decision(answer: &ElicitResult) -> Decision {
+    match answer.action {
+        ElicitationAction::Accept => Decision::Approved,
+        ElicitationAction::Decline => Decision::Declined,
+        ElicitationAction::Cancel => Decision::Cancelled,
+    }
+}

@@ -1,0 +1,140 @@
+//! Where a run waits while its caller answers a question.
+//!
+//! Under MCP 2026-07-28 a question ends the tool call's round: the handler returns, and runs
+//! again from the top when the caller calls again with the answer. What the run had done by
+//! then (its conversation, turns, tokens, the answer whose calls wait for approval) must
+//! outlive the round. It is kept here, under an id that the round's sealed `requestState`
+//! carries, rather than in the `requestState` itself: neva bounds that to 8 KiB by default, and
+//! sends it to the caller and back on every round, while a run's conversation grows to hundreds
+//! of kilobytes. The sealed id is bound to the request and its principal, so a caller can
+//! resume only its own run.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How long a paused run is kept: neva's default `requestState` lifetime (300 s), the time a
+/// person has to answer, and 30 s more, so the state never outlives the run it points to.
+pub const PAUSED_RUN_TTL: Duration = Duration::from_secs(330);
+
+/// Why a [`RunStore`] failed.
+pub type StoreError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A future a [`RunStore`] returns.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// Keeps paused runs between the rounds of a tool call, each as opaque bytes under its run id.
+///
+/// [`MemoryRuns`] keeps them in the process, the default. A server whose rounds may land on
+/// different replicas registers a shared one: `App::add_singleton(Runs::new(store))`.
+pub trait RunStore: Send + Sync {
+    /// Keeps `run` under `id` for `ttl`, replacing what was there.
+    fn put<'a>(&'a self, id: &'a str, run: Vec<u8>, ttl: Duration) -> StoreFuture<'a, ()>;
+
+    /// Removes and returns the run under `id`, if one is there and has not expired. A run is
+    /// taken, not read: two retries of one round cannot both resume it.
+    fn take<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<Vec<u8>>>;
+}
+
+/// The [`RunStore`] an [`Orchestrator`](crate::Orchestrator) uses, as a server registers it in
+/// neva's DI (`App::add_singleton(Runs::new(store))`); without one, the process's
+/// [`MemoryRuns`].
+#[derive(Clone)]
+pub struct Runs(Arc<dyn RunStore>);
+
+impl Runs {
+    /// Paused runs kept in `store`.
+    pub fn new(store: impl RunStore + 'static) -> Self {
+        Self(Arc::new(store))
+    }
+
+    /// The process's own in-memory store.
+    pub fn in_process() -> Self {
+        static PROCESS: OnceLock<Runs> = OnceLock::new();
+        PROCESS
+            .get_or_init(|| Self::new(MemoryRuns::default()))
+            .clone()
+    }
+
+    /// The store.
+    pub(crate) fn store(&self) -> &dyn RunStore {
+        &*self.0
+    }
+}
+
+impl std::fmt::Debug for Runs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Runs")
+    }
+}
+
+/// Paused runs in this process's memory: lost on restart, and not seen by other replicas.
+#[derive(Debug, Default)]
+pub struct MemoryRuns {
+    runs: Mutex<HashMap<String, (Instant, Vec<u8>)>>,
+}
+
+impl MemoryRuns {
+    fn runs(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Instant, Vec<u8>)>> {
+        self.runs
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// How many runs are kept, expired ones not yet swept included.
+    pub fn len(&self) -> usize {
+        self.runs().len()
+    }
+
+    /// Whether none is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl RunStore for MemoryRuns {
+    fn put<'a>(&'a self, id: &'a str, run: Vec<u8>, ttl: Duration) -> StoreFuture<'a, ()> {
+        let now = Instant::now();
+        let mut runs = self.runs();
+        // Each put sweeps the runs nobody came back for.
+        runs.retain(|_, (expires, _)| *expires > now);
+        runs.insert(id.to_owned(), (now + ttl, run));
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn take<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
+        let taken = self.runs().remove(id);
+        let run = taken
+            .filter(|(expires, _)| *expires > Instant::now())
+            .map(|(_, run)| run);
+        Box::pin(std::future::ready(Ok(run)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_run_is_taken_once_and_not_after_it_expires() {
+        let runs = MemoryRuns::default();
+        runs.put("a", b"one".to_vec(), Duration::from_secs(60))
+            .await
+            .unwrap();
+        runs.put("b", b"two".to_vec(), Duration::ZERO)
+            .await
+            .unwrap();
+        assert_eq!(runs.take("a").await.unwrap().as_deref(), Some(&b"one"[..]));
+        assert_eq!(runs.take("a").await.unwrap(), None);
+        assert_eq!(runs.take("b").await.unwrap(), None);
+        runs.put("c", b"three".to_vec(), Duration::ZERO)
+            .await
+            .unwrap();
+        runs.put("d", b"four".to_vec(), Duration::from_secs(60))
+            .await
+            .unwrap();
+        assert_eq!(runs.len(), 1, "the expired run was swept");
+    }
+}
