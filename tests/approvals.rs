@@ -81,6 +81,7 @@ impl Person {
     }
 
     /// Takes `pause` to answer each question.
+    #[cfg_attr(feature = "legacy-spec", allow(dead_code))]
     fn slow(mut self, pause: Duration) -> Self {
         self.pause = pause;
         self
