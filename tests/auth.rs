@@ -155,7 +155,12 @@ async fn assert_refused(addr: SocketAddr, token: Option<&str>) {
             Ok(result) => panic!("a caller without a valid token got an answer: {result:?}"),
         },
     };
+    // neva's legacy client reports its refused `initialize` as a closed connection, without the
+    // status; the bare request above checks the `401` in both builds.
+    #[cfg(not(feature = "legacy-spec"))]
     assert!(refused.contains("401"), "{refused}");
+    #[cfg(feature = "legacy-spec")]
+    assert!(refused.starts_with("connect: "), "{refused}");
 }
 
 #[tokio::test]
