@@ -313,3 +313,42 @@ async fn the_board_refuses_to_start_with_auth_and_no_usable_secret() {
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("stdio"), "{stderr}");
 }
+
+/// `ask` (the example client) calling `list_tasks` on the board at `addr`, with `token` as
+/// `LADOGA_TOKEN` if given: its exit code and stdout.
+async fn ask_list_tasks(addr: SocketAddr, token: Option<&str>) -> (Option<i32>, String) {
+    let mut ask = Command::new(env!("CARGO_BIN_EXE_ask"));
+    ask.args(["--url", &format!("http://{addr}/mcp"), "list_tasks"])
+        .env_remove("LADOGA_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    if let Some(token) = token {
+        ask.env("LADOGA_TOKEN", token);
+    }
+    let output = tokio::time::timeout(Duration::from_secs(30), ask.output())
+        .await
+        .expect("ask exits")
+        .expect("the ask binary starts");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn ask_sends_the_token_in_ladoga_token() {
+    let script = ScriptedModel::new([]);
+    let model = script.serve().await.expect("the scripted model serves");
+    let (_board, addr) = board_with_auth(&model.url()).await;
+
+    let user = valid_token("bob", json!({"role": "user"}));
+    let (code, stdout) = ask_list_tasks(addr, Some(&user)).await;
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(stdout.trim(), "The board is empty.");
+
+    let (code, stdout) = ask_list_tasks(addr, None).await;
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(script.requests().is_empty());
+}
