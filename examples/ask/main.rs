@@ -4,6 +4,9 @@
 //! ```text
 //! ask [--url http://127.0.0.1:3000/mcp] TOOL [NAME=VALUE ...]
 //! ```
+//!
+//! With `LADOGA_TOKEN` set, its value goes with each request as the bearer token (`board --auth`
+//! requires one). An environment variable, not a flag: a command line shows in `ps`.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -11,7 +14,11 @@ use std::time::Duration;
 use clap::Parser;
 use neva::prelude::*;
 
-/// Calls one tool of an MCP server and prints the result.
+/// The environment variable whose value, if set, is sent as the bearer token.
+const TOKEN_VAR: &str = "LADOGA_TOKEN";
+
+/// Calls one tool of an MCP server and prints the result. With `LADOGA_TOKEN` set, its value is
+/// sent as the bearer token.
 #[derive(Parser, Debug)]
 #[command(version, about)]
 struct Cli {
@@ -59,9 +66,18 @@ async fn main() -> ExitCode {
 
 async fn call(cli: &Cli) -> Result<CallToolResponse, Error> {
     let (addr, endpoint) = split_url(&cli.url)?;
+    let token = std::env::var(TOKEN_VAR)
+        .ok()
+        .filter(|token| !token.is_empty());
     let mut client = Client::new().with_options(|opt| {
-        opt.with_http(|http| http.bind(addr).with_endpoint(endpoint))
-            .with_timeout(Duration::from_secs(600))
+        opt.with_http(|http| {
+            let http = http.bind(addr).with_endpoint(endpoint);
+            match token {
+                Some(token) => http.with_auth(token),
+                None => http,
+            }
+        })
+        .with_timeout(Duration::from_secs(600))
     });
     client.connect().await?;
     let args: Vec<(String, serde_json::Value)> = cli.args.clone();

@@ -2,7 +2,7 @@
 //! with the board's own tools.
 //!
 //! ```text
-//! board [--http 127.0.0.1:PORT | --stdio] [--model-url URL] [--model NAME] [--remote URL]
+//! board [--http 127.0.0.1:PORT [--auth] | --stdio] [--model-url URL] [--model NAME] [--remote URL]
 //! ```
 //!
 //! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
@@ -12,7 +12,13 @@
 //! the calls' arguments and results, by default). With `--remote`, the tools of the MCP server at
 //! that URL (`http://HOST:PORT/PATH`) join `plan_week`'s, each offered as `remote_` and its name,
 //! listed again when that server says its list changed.
+//!
+//! With `--auth` (HTTP only), every request needs a bearer JWT signed HS256 with the secret in
+//! `LADOGA_AUTH_SECRET` (at least 32 bytes), with an `exp`; the caller's roles are the token's
+//! `role` claim (a string) and `roles` claim (an array). A caller without `admin` is never offered
+//! `clear_board`; a request without a valid token gets `401` (see `auth.rs`).
 
+mod auth;
 mod remote;
 #[cfg(unix)]
 mod stdin;
@@ -59,6 +65,15 @@ struct Cli {
     /// as `remote_` and its name.
     #[arg(long, value_name = "URL")]
     remote: Option<String>,
+    /// Require a bearer JWT, HS256, signed with the secret in `LADOGA_AUTH_SECRET`.
+    ///
+    /// The secret is read from the environment only, never from the command line, and must be
+    /// at least 32 bytes. The token must carry `exp`. The caller's roles are the token's `role`
+    /// claim (a string) and `roles` claim (an array of strings): a caller without `admin` is
+    /// never offered `clear_board`. A request without a token, or whose token does not verify or
+    /// has expired, gets `401`. HTTP only: refused with `--stdio`.
+    #[arg(long)]
+    auth: bool,
 }
 
 /// Logs on stderr (`RUST_LOG`, `ladoga=debug` by default), and sends each request's progress
@@ -112,6 +127,13 @@ fn log(stdio: bool) {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
+    let auth = match auth::Auth::from_flags(cli.auth, cli.stdio) {
+        Ok(auth) => auth,
+        Err(refusal) => {
+            eprintln!("board: {refusal}");
+            return ExitCode::FAILURE;
+        }
+    };
     log(cli.stdio);
 
     let client = match svir::Client::openai(&cli.model_url).build() {
@@ -145,7 +167,9 @@ async fn main() -> ExitCode {
             if cli.stdio {
                 opt.with_stdio()
             } else {
-                opt.with_http(|http| http.bind(&cli.http).with_endpoint("/mcp"))
+                opt.with_http(|http| {
+                    auth::guard(auth.as_ref(), http.bind(&cli.http).with_endpoint("/mcp"))
+                })
             }
         })
         .add_singleton(model)

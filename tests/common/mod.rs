@@ -81,8 +81,19 @@ pub async fn board_over_http_with(
     model: &str,
     args: &[&str],
 ) -> (tokio::process::Child, SocketAddr) {
+    board_over_http_with_env(model_url, model, args, &[]).await
+}
+
+/// [`board_over_http_with`], with the environment variables `env` set for the board too.
+pub async fn board_over_http_with_env(
+    model_url: &str,
+    model: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (tokio::process::Child, SocketAddr) {
     let addr = free_addr();
     let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_board"))
+        .envs(env.iter().copied())
         .args([
             "--http",
             &addr.to_string(),
