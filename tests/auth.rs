@@ -6,60 +6,21 @@ mod common;
 
 use std::net::SocketAddr;
 use std::process::Stdio;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use common::{board_over_http_with_env, free_addr, text};
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use common::auth::{SECRET, SECRET_VAR, board_with_auth, now, token, valid_token};
+use common::{free_addr, text};
 use ladoga::testing::{Reply, ScriptedModel};
 use neva::prelude::*;
-use serde_json::{Value, json};
+use neva::types::elicitation::{ElicitRequestParams, ElicitResult};
+use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
 const BOARD: &str = env!("CARGO_BIN_EXE_board");
 
-/// The variable the board reads its secret from.
-const SECRET_VAR: &str = "LADOGA_AUTH_SECRET";
-
-/// The board's secret in these tests: 42 bytes.
-const SECRET: &str = "a secret for the tests only, 42 bytes long";
-
 /// The tools `plan_week` offers every caller, sorted.
 const EVERYONE: [&str; 4] = ["add_task", "complete_task", "list_tasks", "review"];
-
-/// Seconds since the epoch.
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("the clock is past 1970")
-        .as_secs()
-}
-
-/// A JWT with `claims`, signed HS256 with `secret`.
-fn token(secret: &str, claims: Value) -> String {
-    jsonwebtoken::encode(
-        &Header::new(Algorithm::HS256),
-        &claims,
-        &EncodingKey::from_secret(secret.as_bytes()),
-    )
-    .expect("a token")
-}
-
-/// A token of the board's secret for `sub`, with `roles` (`role` and/or `roles` claims), valid
-/// for an hour.
-fn valid_token(sub: &str, roles: Value) -> String {
-    let mut claims = json!({"sub": sub, "exp": now() + 3600});
-    claims
-        .as_object_mut()
-        .unwrap()
-        .extend(roles.as_object().expect("roles as claims").clone());
-    token(SECRET, claims)
-}
-
-/// `board --auth` on a free loopback port, with its secret, talking to `model`.
-async fn board_with_auth(model: &str) -> (tokio::process::Child, SocketAddr) {
-    board_over_http_with_env(model, "scripted", &["--auth"], &[(SECRET_VAR, SECRET)]).await
-}
 
 /// A neva client of the board at `addr`, sending `token` (if any) as its bearer token.
 fn client_with(addr: SocketAddr, token: Option<&str>) -> Client {
@@ -86,6 +47,28 @@ async fn connect_as(addr: SocketAddr, token: &str) -> Client {
 /// `plan_week` called by a caller holding `token`: its answer.
 async fn plan_week_as(addr: SocketAddr, token: &str) -> String {
     let client = connect_as(addr, token).await;
+    plan_week_with(client).await
+}
+
+/// `plan_week` called by a caller holding `token` who approves every call it is asked about:
+/// its answer, and the questions.
+async fn plan_week_approving(addr: SocketAddr, token: &str) -> (String, Vec<String>) {
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut client = client_with(addr, Some(token));
+    let questions = asked.clone();
+    client.map_elicitation(move |params: ElicitRequestParams| {
+        let message = serde_json::to_value(&params).unwrap()["message"].to_string();
+        questions.lock().unwrap().push(message);
+        async { ElicitResult::accept() }
+    });
+    client.connect().await.expect("the MCP client connects");
+    let answer = plan_week_with(client).await;
+    let asked = asked.lock().unwrap().clone();
+    (answer, asked)
+}
+
+/// `plan_week` called by `client`: its answer.
+async fn plan_week_with(client: Client) -> String {
     let result = client
         .tools()
         .call("plan_week", [("focus", "the release")])
@@ -192,24 +175,36 @@ async fn a_caller_without_admin_is_never_offered_clear_board_and_cannot_call_it(
 }
 
 #[tokio::test]
-async fn a_caller_with_admin_in_role_or_roles_is_offered_clear_board() {
+async fn a_caller_with_admin_in_role_or_roles_is_offered_clear_board_and_still_asked() {
     let script = ScriptedModel::new([
         Reply::call("clear_board", json!({})),
         Reply::text("The board is clear."),
         Reply::text("Planned."),
+        Reply::call("clear_board", json!({})),
+        Reply::text("I could not clear the board."),
     ]);
     let model = script.serve().await.expect("the scripted model serves");
     let (_board, addr) = board_with_auth(&model.url()).await;
 
-    // `role`: one string.
+    // `role`: one string. The admin is asked before `clear_board` runs, and approves.
     let admin = valid_token("alice", json!({"role": "admin"}));
-    assert_eq!(plan_week_as(addr, &admin).await, "The board is clear.");
+    let (answer, asked) = plan_week_approving(addr, &admin).await;
+    assert_eq!(answer, "The board is clear.");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].contains("`clear_board`"), "{asked:?}");
     // `roles`: an array, `admin` among others.
     let admin = valid_token("carol", json!({"roles": ["planner", "admin"]}));
     assert_eq!(plan_week_as(addr, &admin).await, "Planned.");
+    // An admin whose client cannot be asked never has `clear_board` run.
+    assert_eq!(
+        plan_week_as(addr, &admin).await,
+        "I could not clear the board."
+    );
 
     let requests = script.requests();
-    assert_eq!(requests.len(), 3);
+    assert_eq!(requests.len(), 5);
+    let refused = requests[4].tool_results();
+    assert!(refused[0].1.contains("cannot be asked"), "{refused:?}");
     let mut everyone_and_clear = EVERYONE.to_vec();
     everyone_and_clear.push("clear_board");
     everyone_and_clear.sort_unstable();

@@ -13,6 +13,10 @@
 //! that URL (`http://HOST:PORT/PATH`) join `plan_week`'s, each offered as `remote_` and its name,
 //! listed again when that server says its list changed.
 //!
+//! `plan_week` asks its caller, through MCP elicitation, before any call that may destroy
+//! (`approve = destructive`): of the board's tools, `clear_board`, and every remote tool, which
+//! says nothing of itself. A caller that cannot be asked never has such a call run.
+//!
 //! With `--auth` (HTTP only), every request needs a bearer JWT signed HS256 with the secret in
 //! `LADOGA_AUTH_SECRET` (at least 32 bytes), with an `exp`; the caller's roles are the token's
 //! `role` claim (a string) and `roles` claim (an array). A caller without `admin` is never offered
@@ -162,8 +166,12 @@ async fn main() -> ExitCode {
         .without_greeting()
         .with_options(|opt| {
             // neva's request timeout (`with_timeout`) bounds the server's own requests to its
-            // client, not a call's handling: an orchestration needs no longer one.
-            let opt = opt.with_name("board");
+            // client, not a call's handling. Under `legacy-spec` an approval is such a request,
+            // and a person needs far longer than the default 10 s to answer it: the 300 s a
+            // paused run waits under MCP 2026-07-28.
+            let opt = opt
+                .with_name("board")
+                .with_timeout(std::time::Duration::from_secs(300));
             if cli.stdio {
                 opt.with_stdio()
             } else {

@@ -29,7 +29,10 @@ impl Board {
     }
 }
 
-#[tool(descr = "Adds a task to the board and returns its id")]
+#[tool(
+    descr = "Adds a task to the board and returns its id",
+    annotations = r#"{"destructiveHint": false}"#
+)]
 async fn add_task(board: Dc<Board>, title: String) -> String {
     let mut tasks = board.tasks();
     tasks.push(Task {
@@ -39,7 +42,10 @@ async fn add_task(board: Dc<Board>, title: String) -> String {
     format!("Added task {}: {title}", tasks.len())
 }
 
-#[tool(descr = "Lists every task on the board with its id and whether it is done")]
+#[tool(
+    descr = "Lists every task on the board with its id and whether it is done",
+    annotations = r#"{"readOnlyHint": true}"#
+)]
 async fn list_tasks(board: Dc<Board>) -> String {
     listing(&board)
 }
@@ -61,7 +67,10 @@ fn listing(board: &Board) -> String {
         .join("\n")
 }
 
-#[tool(descr = "Marks the task with this id as done")]
+#[tool(
+    descr = "Marks the task with this id as done",
+    annotations = r#"{"destructiveHint": false, "idempotentHint": true}"#
+)]
 async fn complete_task(board: Dc<Board>, id: i64) -> Result<String, Error> {
     let mut tasks = board.tasks();
     let task = usize::try_from(id)
@@ -73,7 +82,11 @@ async fn complete_task(board: Dc<Board>, id: i64) -> Result<String, Error> {
     Ok(format!("Completed task {id}: {}", task.title))
 }
 
-#[tool(descr = "Removes every task from the board", roles = ["admin"])]
+#[tool(
+    descr = "Removes every task from the board",
+    roles = ["admin"],
+    annotations = r#"{"destructiveHint": true}"#
+)]
 async fn clear_board(board: Dc<Board>) -> String {
     let mut tasks = board.tasks();
     let removed = tasks.len();
@@ -88,7 +101,8 @@ async fn clear_board(board: Dc<Board>) -> String {
     turns = 8,
     depth = 4,
     stream = true,
-    with = [Remote]
+    with = [Remote],
+    approve = destructive
 )]
 async fn plan_week(focus: String) -> String {
     format!("Plan my week around {focus}. Add the tasks to my board.")
@@ -127,7 +141,9 @@ pub struct Review {
     prompt = "review_board",
     attach = ["board://tasks"],
     output = Review,
-    turns = 4
+    turns = 4,
+    tools = ["list_tasks"],
+    annotations = r#"{"readOnlyHint": true}"#
 )]
 async fn review(focus: String) -> String {
     // The brief opens with the `review_board` prompt for this focus, then this, then the board.

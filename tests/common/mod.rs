@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod auth;
 pub mod peer;
 
 use std::net::SocketAddr;
