@@ -212,7 +212,15 @@ async fn with_remote_plan_week_offers_the_remote_servers_tools_too() {
     let model = script.serve().await.expect("the scripted model serves");
     let url = format!("http://{}/mcp", remote.addr);
     let (_board, addr) = board_over_http_with(&model.url(), "scripted", &["--remote", &url]).await;
-    let client = connect(addr).await;
+    // A remote tool says nothing of itself, so `plan_week` asks before calling it: approved.
+    let mut client = common::client_for(addr);
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = asked.clone();
+    client.map_elicitation(move |_: neva::types::elicitation::ElicitRequestParams| {
+        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        neva::types::elicitation::ElicitResult::accept()
+    });
+    client.connect().await.expect("connects");
 
     let result = client
         .tools()
@@ -236,5 +244,6 @@ async fn with_remote_plan_week_offers_the_remote_servers_tools_too() {
         ]
     );
     assert_eq!(requests[1].tool_results()[0].1, "6 hours a day");
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 1);
     remote.stop().await;
 }
