@@ -238,24 +238,21 @@ pub enum Asked {
     Later(neva::error::Error),
 }
 
+/// The future an [`Approver`] answers with.
+pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Asked> + Send + 'a>>;
+
 /// Whoever answers the [`Question`]s of a run. An [`Orchestrator`](crate::Orchestrator) asks
 /// its MCP caller through elicitation; any `Fn(&Question) -> Decision` answers at once.
 pub trait Approver: Send + Sync {
     /// Asks about one call.
-    fn ask<'a>(
-        &'a self,
-        question: &'a Question,
-    ) -> Pin<Box<dyn Future<Output = Asked> + Send + 'a>>;
+    fn ask<'a>(&'a self, question: &'a Question) -> AskFuture<'a>;
 }
 
 impl<F> Approver for F
 where
     F: Fn(&Question) -> Decision + Send + Sync,
 {
-    fn ask<'a>(
-        &'a self,
-        question: &'a Question,
-    ) -> Pin<Box<dyn Future<Output = Asked> + Send + 'a>> {
+    fn ask<'a>(&'a self, question: &'a Question) -> AskFuture<'a> {
         let decision = self(question);
         Box::pin(std::future::ready(Asked::Answered(decision)))
     }

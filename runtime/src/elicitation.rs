@@ -5,13 +5,10 @@
 //! with the answer (neva's `ctx.elicit(key, params)`). Under `legacy-spec` it is a request from
 //! the server to the client, which the run waits for, within neva's request timeout.
 
-use std::future::Future;
-use std::pin::Pin;
-
 use neva::Context;
 use neva::types::elicitation::{ElicitRequestParams, ElicitResult, ElicitationAction};
 
-use crate::approvals::{Approver, Asked, Decision, Question};
+use crate::approvals::{Approver, AskFuture, Asked, Decision, Question};
 
 /// The caller of `ctx`'s request, asked through elicitation.
 pub(crate) struct Elicitation<'a> {
@@ -25,10 +22,7 @@ impl<'a> Elicitation<'a> {
 }
 
 impl Approver for Elicitation<'_> {
-    fn ask<'a>(
-        &'a self,
-        question: &'a Question,
-    ) -> Pin<Box<dyn Future<Output = Asked> + Send + 'a>> {
+    fn ask<'a>(&'a self, question: &'a Question) -> AskFuture<'a> {
         Box::pin(async move {
             // A form with nothing to fill: accepting approves.
             let params: ElicitRequestParams = ElicitRequestParams::form(question.message()).into();

@@ -78,7 +78,7 @@ pub mod __private;
 #[doc = include_str!("../../README.md")]
 mod readme {}
 
-pub use approvals::{Approval, Approvals, Approver, Asked, Decision, Question};
+pub use approvals::{Approval, Approvals, Approver, AskFuture, Asked, Decision, Question};
 pub use brief::IntoBrief;
 pub use error::RunError;
 pub use fallback::Fallback;

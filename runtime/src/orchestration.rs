@@ -148,10 +148,21 @@ where
         self
     }
 
-    /// Keeps the run in `keeper` when it pauses, and goes on with the run `keeper` holds.
-    pub(crate) fn keeper(mut self, keeper: &'a Keeper) -> Self {
-        self.keeper = Some(keeper);
-        self
+    /// Asks `approver` before each call `approvals` names, when there is a `keeper` to keep
+    /// the run while its caller answers, and to give back a paused one.
+    pub(crate) fn asking(
+        self,
+        keeper: Option<&'a Keeper>,
+        approvals: Approvals,
+        approver: &'a dyn Approver,
+    ) -> Self {
+        match keeper {
+            Some(keeper) => Self {
+                keeper: Some(keeper),
+                ..self.approvals(approvals, approver)
+            },
+            None => self,
+        }
     }
 
     /// The system prompt, used unless the brief brings its own.

@@ -295,17 +295,12 @@ impl Orchestrator {
     where
         M: CompletionModel + ?Sized,
     {
-        let keeper = self.keeper(ctx).await?;
-        let brief = self.brief(ctx, brief, keeper.as_ref()).await?;
-        let tools = self.toolbox(ctx).await?;
+        let run = self.prepare(ctx, brief).await?;
         let approver = Elicitation::new(ctx);
-        let approvals = self.annotated(ctx).await;
-        let run = self.orchestration(model, &tools);
-        let run = match &keeper {
-            Some(keeper) => run.approvals(approvals, &approver).keeper(keeper),
-            None => run,
-        };
-        run.run(brief).await
+        self.orchestration(model, &run.tools)
+            .asking(run.keeper.as_ref(), run.approvals, &approver)
+            .run(run.brief)
+            .await
     }
 
     /// [`Self::run`] for a typed answer: the final answer parsed as `O`, see
@@ -320,17 +315,27 @@ impl Orchestrator {
         M: CompletionModel + ?Sized,
         O: DeserializeOwned + JsonSchema,
     {
+        let run = self.prepare(ctx, brief).await?;
+        let approver = Elicitation::new(ctx);
+        self.orchestration(model, &run.tools)
+            .asking(run.keeper.as_ref(), run.approvals, &approver)
+            .run_as(run.brief)
+            .await
+    }
+
+    /// What a run takes from `ctx`: its keeper when it asks for approvals, its brief, its tools
+    /// and the approvals with the tools' annotations.
+    async fn prepare(&self, ctx: &Context, brief: impl IntoBrief) -> Result<Prepared, RunError> {
         let keeper = self.keeper(ctx).await?;
         let brief = self.brief(ctx, brief, keeper.as_ref()).await?;
         let tools = self.toolbox(ctx).await?;
-        let approver = Elicitation::new(ctx);
         let approvals = self.annotated(ctx).await;
-        let run = self.orchestration(model, &tools);
-        let run = match &keeper {
-            Some(keeper) => run.approvals(approvals, &approver).keeper(keeper),
-            None => run,
-        };
-        run.run_as(brief).await
+        Ok(Prepared {
+            keeper,
+            brief,
+            tools,
+            approvals,
+        })
     }
 
     /// `brief` built, opened with the prompt and given the resources (see [`Self::prompt`] and
@@ -432,4 +437,12 @@ impl Orchestrator {
             Err(error) => Err(Error::new(ErrorCode::InternalError, error.to_string())),
         }
     }
+}
+
+/// What a run of an [`Orchestrator`] takes from its tool call.
+struct Prepared {
+    keeper: Option<Keeper>,
+    brief: svir::Request,
+    tools: ToolUnion,
+    approvals: Approvals,
 }
