@@ -163,7 +163,9 @@ pub async fn answer(
     model: &dyn DynModel,
     brief: Result<Request, String>,
 ) -> Result<Report, Error> {
-    match orchestrator.run(ctx, model, brief).await {
+    // The run is one heap allocation, polled where it is: neva moves a handler's future as it
+    // wraps it, and the run's state is kilobytes, so a handler holds only a pointer to it.
+    match Box::pin(orchestrator.run(ctx, model, brief)).await {
         // The question to the caller: neva answers the round with it.
         Err(RunError::Paused(error)) => Err(error),
         run => Ok(Report(run)),

@@ -487,14 +487,12 @@ where
                 run.repeats.tell();
             }
         }
-        let to_run: Vec<ToolCall> = calls
-            .iter()
-            .filter(|call| refused.iter().all(|refusal| refusal.call_id != call.id))
-            .cloned()
-            .collect();
         // Each call on its own, all at once, so each reports when it is answered.
         let (progress, turn) = (&run.progress, run.turns);
-        let ran = join_all(to_run.iter().map(|call| {
+        let to_run = calls
+            .iter()
+            .filter(|call| refused.iter().all(|refusal| refusal.call_id != call.id));
+        let ran = join_all(to_run.map(|call| {
             let span = telemetry::tool(call);
             async move {
                 let result = self.tools.call(call).await;
