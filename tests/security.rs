@@ -237,6 +237,12 @@ async fn the_approved_round_runs_the_call_once_even_when_replayed() {
         refused(&again) || again == done,
         "a replay either fails or gets the same answer: {again}"
     );
+    // The round's state again, without the answer: the run it names was taken.
+    let unanswered = board.round(&alice, "the release", Some(&state), None).await;
+    assert!(
+        refused(&unanswered) || unanswered == done,
+        "a replay either fails or gets the same answer: {unanswered}"
+    );
     assert_eq!(cleared(&script), 1, "clear_board ran once");
     assert_eq!(script.requests().len(), 2, "each turn was asked for once");
 }

@@ -140,8 +140,35 @@ where
     ///
     /// An approver that answers later ([`Asked::Later`]) pauses the run: without an
     /// [`Orchestrator`](crate::Orchestrator) to keep it between rounds, the run then ends with
-    /// [`RunError::Paused`]. An `approvals` without an approver asks nobody: no call it names
-    /// runs.
+    /// [`RunError::Paused`].
+    ///
+    /// # Examples
+    /// ```
+    /// use ladoga::testing::{Reply, ScriptedModel};
+    /// use ladoga::{Approvals, Decision, Orchestration, Question, ToolPattern};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let tools = svir::Tools::new().add_tool(svir::Tool::new("wipe", "Wipes the board"), |_: serde_json::Value| async {
+    ///     "wiped"
+    /// });
+    /// let model = ScriptedModel::new([Reply::call("wipe", json!({})), Reply::text("I left it.")]);
+    /// // A person who declines every wipe.
+    /// let person = |question: &Question| {
+    ///     assert_eq!(question.tool, "wipe");
+    ///     Decision::Declined
+    /// };
+    ///
+    /// let outcome = Orchestration::new(&model, &tools)
+    ///     .approvals(Approvals::tools([ToolPattern::new("wipe")?]), &person)
+    ///     .run("Wipe the board")
+    ///     .await?;
+    /// assert_eq!(outcome.text, "I left it.");
+    /// assert_eq!(outcome.approvals[0].decision, Decision::Declined);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn approvals(mut self, approvals: Approvals, approver: &'a dyn Approver) -> Self {
         self.approvals = approvals;
         self.approver = Some(approver);
