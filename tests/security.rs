@@ -9,26 +9,17 @@
 mod common;
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use common::auth::{admin, board_with_auth};
-use ladoga::testing::{Reply, ScriptedModel, ScriptedServer};
-use serde_json::{Value, json};
-
-/// A model that asks for `clear_board` until it has a result, then reports that result.
-fn clearing_model() -> ScriptedModel {
-    ScriptedModel::from_fn(|seen| match seen.tool_results().first() {
-        None => Reply::call("clear_board", json!({})).with_text("I will clear the board."),
-        Some((_, result)) => Reply::text(format!("Done: {result}")),
-    })
-}
+use common::rounds::{approve, cleared, clearing_model, question, refused};
+use ladoga::testing::{ScriptedModel, ScriptedServer};
+use serde_json::Value;
 
 /// The board with `--auth`, the scripted model behind it.
 struct Board {
     _model: ScriptedServer,
     _board: tokio::process::Child,
     addr: SocketAddr,
-    http: reqwest::Client,
 }
 
 impl Board {
@@ -39,12 +30,10 @@ impl Board {
             _model: model,
             _board: board,
             addr,
-            http: reqwest::Client::new(),
         }
     }
 
-    /// One round of `plan_week` for `focus`, as `token`'s holder, carrying `state` and
-    /// `answers` when given: the JSON-RPC response.
+    /// One round of `plan_week`, see [`common::rounds::round`].
     async fn round(
         &self,
         token: &str,
@@ -52,80 +41,8 @@ impl Board {
         state: Option<&str>,
         answers: Option<Value>,
     ) -> Value {
-        let mut params = json!({
-            "name": "plan_week",
-            "arguments": {"focus": focus},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientInfo": {"name": "attacker", "version": "1.0.0"},
-                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
-            },
-        });
-        if let Some(state) = state {
-            params["requestState"] = json!(state);
-        }
-        if let Some(answers) = answers {
-            params["inputResponses"] = answers;
-        }
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-        let response = self
-            .http
-            .post(format!("http://{}/mcp", self.addr))
-            .bearer_auth(token)
-            .header("Accept", "application/json, text/event-stream")
-            .header("MCP-Protocol-Version", "2026-07-28")
-            .header("Mcp-Method", "tools/call")
-            .header("Mcp-Name", "plan_week")
-            .json(&body)
-            .timeout(Duration::from_secs(30))
-            .send()
-            .await
-            .expect("the board answers");
-        let text = response.text().await.expect("a body");
-        answer_of(&text)
+        common::rounds::round(self.addr, token, focus, state, answers).await
     }
-}
-
-/// The JSON-RPC answer to request 1 in `body`: the body itself, or one of its server-sent
-/// events.
-fn answer_of(body: &str) -> Value {
-    if let Ok(answer) = serde_json::from_str::<Value>(body) {
-        return answer;
-    }
-    body.lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-        .find(|message| message["id"] == 1)
-        .unwrap_or_else(|| panic!("no answer in {body}"))
-}
-
-/// The question of an `input_required` answer: its key and the sealed state.
-fn question(answer: &Value) -> (String, String) {
-    let result = &answer["result"];
-    assert_eq!(result["resultType"], "input_required", "{answer}");
-    let requests = result["inputRequests"].as_object().expect("input requests");
-    assert_eq!(requests.len(), 1, "{answer}");
-    let key = requests.keys().next().unwrap().clone();
-    let state = result["requestState"].as_str().expect("a state").to_owned();
-    (key, state)
-}
-
-fn approve(key: &str) -> Value {
-    json!({ key: {"action": "accept", "content": {}} })
-}
-
-/// How many times `clear_board` ran, as the model was told.
-fn cleared(script: &ScriptedModel) -> usize {
-    script
-        .requests()
-        .iter()
-        .filter(|seen| !seen.tool_results().is_empty())
-        .count()
-}
-
-/// Whether `answer` is an error, as a JSON-RPC error or a tool error.
-fn refused(answer: &Value) -> bool {
-    answer.get("error").is_some() || answer["result"]["isError"] == true
 }
 
 #[tokio::test]

@@ -2,7 +2,8 @@
 //! with the board's own tools.
 //!
 //! ```text
-//! board [--http 127.0.0.1:PORT [--auth] | --stdio] [--model-url URL] [--model NAME] [--remote URL]
+//! board [--http 127.0.0.1:PORT [--auth] [--redis URL] | --stdio] [--model-url URL] [--model NAME]
+//!       [--remote URL]
 //! ```
 //!
 //! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
@@ -24,6 +25,7 @@
 
 mod auth;
 mod remote;
+mod replicas;
 #[cfg(unix)]
 mod stdin;
 mod tasks;
@@ -78,6 +80,14 @@ struct Cli {
     /// has expired, gets `401`. HTTP only: refused with `--stdio`.
     #[arg(long)]
     auth: bool,
+    /// Keep paused runs and final rounds in the Redis server at this URL
+    /// (`redis://HOST:PORT/`), which every replica of the board shares.
+    ///
+    /// Replicas behind one load balancer also share the secret that seals a round's state:
+    /// `LADOGA_STATE_SECRET`, or the file `LADOGA_STATE_SECRET_FILE` names (at least 32
+    /// bytes). Without it each process makes its own.
+    #[arg(long, value_name = "URL")]
+    redis: Option<String>,
 }
 
 /// Logs on stderr (`RUST_LOG`, `ladoga=debug` by default), and sends each request's progress
@@ -162,6 +172,14 @@ async fn main() -> ExitCode {
         None => remote::Remote::default(),
     };
 
+    let shared = match replicas::Shared::from_env(cli.redis.as_deref()).await {
+        Ok(shared) => shared,
+        Err(refusal) => {
+            eprintln!("board: {refusal}");
+            return ExitCode::FAILURE;
+        }
+    };
+
     let app = App::new()
         .without_greeting()
         .with_options(|opt| {
@@ -183,7 +201,7 @@ async fn main() -> ExitCode {
         .add_singleton(model)
         .add_singleton(tasks::Board::default())
         .add_singleton(remote);
-    let (app, shutdown) = app.with_shutdown();
+    let (app, shutdown) = shared.apply(app).with_shutdown();
 
     #[cfg(unix)]
     if cli.stdio

@@ -55,6 +55,8 @@ mod outcome;
 mod partial;
 mod paused;
 mod progress;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod remote;
 mod repeats;
 mod report;
@@ -89,6 +91,8 @@ pub use on_limit::OnLimit;
 pub use orchestration::Orchestration;
 pub use orchestrator::{DEFAULT_DEPTH, Orchestrator};
 pub use outcome::{Outcome, Stop, TokenUsage};
+#[cfg(feature = "redis")]
+pub use redis_store::RedisStore;
 pub use remote::LiveTools;
 pub use report::REPORT_KEY;
 pub use result_limit::DEFAULT_MAX_RESULT;

@@ -5,6 +5,8 @@
 
 pub mod auth;
 pub mod peer;
+pub mod redis;
+pub mod rounds;
 
 use std::net::SocketAddr;
 use std::time::Duration;

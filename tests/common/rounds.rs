@@ -1,0 +1,105 @@
+//! Bare MCP 2026-07-28 rounds of a `plan_week` call, as a client writes them by hand: the
+//! question an `input_required` answer carries, its sealed `requestState`, and the retry with
+//! the answer, sent to whichever server the test names.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use ladoga::testing::{Reply, ScriptedModel};
+use serde_json::{Value, json};
+
+/// A model that asks for `clear_board` until it has a result, then reports that result.
+pub fn clearing_model() -> ScriptedModel {
+    ScriptedModel::from_fn(|seen| match seen.tool_results().first() {
+        None => Reply::call("clear_board", json!({})).with_text("I will clear the board."),
+        Some((_, result)) => Reply::text(format!("Done: {result}")),
+    })
+}
+
+/// How many times `clear_board` ran, as the model was told.
+pub fn cleared(script: &ScriptedModel) -> usize {
+    script
+        .requests()
+        .iter()
+        .filter(|seen| !seen.tool_results().is_empty())
+        .count()
+}
+
+/// One round of `plan_week` for `focus` at the server at `addr`, as `token`'s holder, carrying
+/// `state` and `answers` when given: the JSON-RPC response.
+pub async fn round(
+    addr: SocketAddr,
+    token: &str,
+    focus: &str,
+    state: Option<&str>,
+    answers: Option<Value>,
+) -> Value {
+    let mut params = json!({
+        "name": "plan_week",
+        "arguments": {"focus": focus},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "by-hand", "version": "1.0.0"},
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        },
+    });
+    if let Some(state) = state {
+        params["requestState"] = json!(state);
+    }
+    if let Some(answers) = answers {
+        params["inputResponses"] = answers;
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let response = reqwest::Client::new()
+        .post(format!("http://{addr}/mcp"))
+        .bearer_auth(token)
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", "plan_week")
+        .json(&body)
+        .timeout(Duration::from_secs(30))
+        .send()
+        .await
+        .expect("the server answers");
+    answer_of(&response.text().await.expect("a body"))
+}
+
+/// The JSON-RPC answer to request 1 in `body`: the body itself, or one of its server-sent
+/// events.
+pub fn answer_of(body: &str) -> Value {
+    if let Ok(answer) = serde_json::from_str::<Value>(body) {
+        return answer;
+    }
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .find(|message| message["id"] == 1)
+        .unwrap_or_else(|| panic!("no answer in {body}"))
+}
+
+/// The one question of an `input_required` answer: its key, and the sealed state.
+pub fn question(answer: &Value) -> (String, String) {
+    let result = &answer["result"];
+    assert_eq!(result["resultType"], "input_required", "{answer}");
+    let requests = result["inputRequests"].as_object().expect("input requests");
+    assert_eq!(requests.len(), 1, "{answer}");
+    let key = requests.keys().next().expect("one").clone();
+    let state = result["requestState"].as_str().expect("a state").to_owned();
+    (key, state)
+}
+
+/// The answers approving the question under `key`.
+pub fn approve(key: &str) -> Value {
+    json!({ key: {"action": "accept", "content": {}} })
+}
+
+/// Whether `answer` is an error, as a JSON-RPC error or a tool error.
+pub fn refused(answer: &Value) -> bool {
+    answer.get("error").is_some() || answer["result"]["isError"] == true
+}
+
+/// The text of a final answer.
+pub fn text(answer: &Value) -> &Value {
+    &answer["result"]["content"][0]["text"]
+}

@@ -1,0 +1,182 @@
+//! Replicas sharing a real Redis (Debian's `redis-server`, started here on a free loopback port
+//! and stopped at the end): paused runs and final rounds kept by one replica are found by
+//! another, a final round is locked across replicas, and a `plan_week` call whose approval
+//! round lands on the other `board` process goes on there, running `clear_board` once.
+//!
+//! Ignored by a plain `cargo test`, since it needs `redis-server`: `scripts/test` installs it
+//! with `scripts/services install` and runs these with `--ignored`.
+
+mod common;
+
+use std::time::Duration;
+
+use common::redis::Redis;
+use ladoga::{PAUSED_RUN_TTL, RedisStore, RunStore};
+
+/// Two connections to one Redis: two replicas.
+async fn two_replicas(redis: &Redis) -> (RedisStore, RedisStore) {
+    let one = RedisStore::connect(&redis.url()).await.expect("connects");
+    let other = RedisStore::connect(&redis.url()).await.expect("connects");
+    (one, other)
+}
+
+#[tokio::test]
+#[ignore = "needs redis-server: run by scripts/test"]
+async fn a_run_kept_by_one_replica_is_taken_once_by_another() {
+    let redis = Redis::start().await;
+    let (one, other) = two_replicas(&redis).await;
+
+    one.put("run-1", b"the conversation".to_vec(), PAUSED_RUN_TTL)
+        .await
+        .expect("kept");
+    assert_eq!(
+        other.take("run-1").await.expect("read").as_deref(),
+        Some(&b"the conversation"[..])
+    );
+    assert_eq!(one.take("run-1").await.expect("read"), None, "taken once");
+
+    one.put("run-2", b"short-lived".to_vec(), Duration::from_millis(100))
+        .await
+        .expect("kept");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(other.take("run-2").await.expect("read"), None, "expired");
+}
+
+#[cfg(not(feature = "legacy-spec"))]
+mod rounds {
+    use super::*;
+
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use common::auth::{SECRET, SECRET_VAR, admin};
+    use common::board_over_http_with_env;
+    use common::rounds::{approve, cleared, clearing_model, question, refused, round, text};
+    use neva::app::mrtr_store::RequestStateStore;
+    use neva::types::{RequestId, Response};
+
+    /// The request-state secret the replicas share in these tests: 40 bytes.
+    const STATE_SECRET: &str = "the replicas' request-state secret, 40 b";
+
+    #[tokio::test]
+    #[ignore = "needs redis-server: run by scripts/test"]
+    async fn a_final_round_kept_by_one_replica_is_found_and_locked_by_another() {
+        let redis = Redis::start().await;
+        let (one, other) = two_replicas(&redis).await;
+
+        let response = Response::success(RequestId::Number(7), serde_json::json!({"done": true}));
+        let exp = neva_now() + 60;
+        RequestStateStore::put(&one, "tag-1", response, exp).await;
+        let found = other
+            .get("tag-1")
+            .await
+            .expect("found by the other replica");
+        assert_eq!(serde_json::to_value(found).unwrap()["result"]["done"], true);
+        assert!(other.get("tag-2").await.is_none());
+
+        // One replica holds the round; the other waits until it lets go.
+        let held = one.reserve("tag-3").await;
+        let released = Arc::new(AtomicBool::new(false));
+        let seen = released.clone();
+        let waiting = tokio::spawn(async move {
+            let _lock = other.reserve("tag-3").await;
+            seen.load(Ordering::SeqCst)
+        });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(
+            !waiting.is_finished(),
+            "the other replica waits for the lock"
+        );
+        released.store(true, Ordering::SeqCst);
+        drop(held);
+        let after_release = tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the lock is released")
+            .expect("the task ends");
+        assert!(
+            after_release,
+            "the other replica got the lock only after the first let go"
+        );
+    }
+
+    /// Seconds since the epoch.
+    fn neva_now() -> u64 {
+        common::auth::now()
+    }
+
+    /// A `board --auth --redis` replica with `state_secret`, talking to `model_url`.
+    async fn replica(
+        model_url: &str,
+        redis: &Redis,
+        state_secret: &str,
+    ) -> (tokio::process::Child, std::net::SocketAddr) {
+        board_over_http_with_env(
+            model_url,
+            "scripted",
+            &["--auth", "--redis", &redis.url()],
+            &[(SECRET_VAR, SECRET), ("LADOGA_STATE_SECRET", state_secret)],
+        )
+        .await
+    }
+
+    #[tokio::test]
+    #[ignore = "needs redis-server: run by scripts/test"]
+    async fn a_run_paused_on_one_replica_goes_on_on_the_other() {
+        let redis = Redis::start().await;
+        let script = clearing_model();
+        let model = script.serve().await.expect("serves");
+        let (_a, a) = replica(&model.url(), &redis, STATE_SECRET).await;
+        let (_b, b) = replica(&model.url(), &redis, STATE_SECRET).await;
+        let alice = admin("alice");
+
+        // The question comes from replica A; the approval goes to replica B.
+        let (key, state) = question(&round(a, &alice, "the release", None, None).await);
+        let done = round(b, &alice, "the release", Some(&state), Some(approve(&key))).await;
+
+        assert_eq!(text(&done), "Done: Removed 0 tasks", "{done}");
+        assert_eq!(cleared(&script), 1, "clear_board ran once");
+        assert_eq!(script.requests().len(), 2, "each turn was asked for once");
+        // The same final round, sent to A: the answer B committed, nothing run again.
+        let again = round(a, &alice, "the release", Some(&state), Some(approve(&key))).await;
+        assert_eq!(again, done);
+        assert_eq!(cleared(&script), 1);
+        assert_eq!(script.requests().len(), 2);
+    }
+
+    #[tokio::test]
+    #[ignore = "needs redis-server: run by scripts/test"]
+    async fn replicas_with_different_secrets_refuse_each_others_rounds() {
+        let redis = Redis::start().await;
+        let script = clearing_model();
+        let model = script.serve().await.expect("serves");
+        let (_a, a) = replica(&model.url(), &redis, STATE_SECRET).await;
+        let (_b, b) = replica(
+            &model.url(),
+            &redis,
+            "another secret, also long enough: 40 b",
+        )
+        .await;
+        let alice = admin("alice");
+
+        let (key, state) = question(&round(a, &alice, "the release", None, None).await);
+        let answer = round(b, &alice, "the release", Some(&state), Some(approve(&key))).await;
+
+        assert!(refused(&answer), "{answer}");
+        assert_eq!(cleared(&script), 0, "clear_board never ran");
+    }
+}
+
+#[tokio::test]
+async fn the_board_refuses_a_short_state_secret() {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_board"))
+        .args(["--http", &common::free_addr().to_string()])
+        .env("LADOGA_STATE_SECRET", "too short")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .expect("the board runs");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("LADOGA_STATE_SECRET"), "{stderr}");
+    assert!(stderr.contains("at least 32 bytes"), "{stderr}");
+}
