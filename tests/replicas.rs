@@ -52,8 +52,10 @@ mod rounds {
     use common::auth::{SECRET, SECRET_VAR, admin};
     use common::board_over_http_with_env;
     use common::rounds::{approve, cleared, clearing_model, question, refused, round, text};
+    use ladoga::testing::{Reply, ScriptedModel};
     use neva::app::mrtr_store::RequestStateStore;
     use neva::types::{RequestId, Response};
+    use serde_json::json;
 
     /// The request-state secret the replicas share in these tests: 40 bytes.
     const STATE_SECRET: &str = "the replicas' request-state secret, 40 b";
@@ -143,6 +145,61 @@ mod rounds {
         assert_eq!(script.requests().len(), 2);
     }
 
+    /// A model that adds two tasks, then asks for `clear_board`, then reports what it removed.
+    fn adding_then_clearing_model() -> ScriptedModel {
+        ScriptedModel::from_fn(|seen| {
+            let results = seen.tool_results();
+            match results.len() {
+                0 => Reply::calls([
+                    ("add_task", json!({"title": "Tag v1.0"})),
+                    ("add_task", json!({"title": "Write the notes"})),
+                ]),
+                2 => Reply::call("clear_board", json!({})).with_text("Now I clear the board."),
+                _ => Reply::text(format!("Done: {}", results[results.len() - 1].1)),
+            }
+        })
+    }
+
+    #[tokio::test]
+    #[ignore = "needs redis-server: run by scripts/test"]
+    async fn tasks_added_before_the_pause_are_seen_by_the_replica_that_goes_on() {
+        let redis = Redis::start().await;
+        let db = Scratch::new("pause");
+        let script = adding_then_clearing_model();
+        let model = script.serve().await.expect("serves");
+        let (_a, a) = replica_with_db(&model.url(), &redis, &db).await;
+        let (_b, b) = replica_with_db(&model.url(), &redis, &db).await;
+        let alice = admin("alice");
+
+        let (key, state) = question(&round(a, &alice, "the release", None, None).await);
+        // A added the tasks before it asked; B sees them.
+        assert_eq!(
+            list_tasks(b, &alice).await,
+            "1. [ ] Tag v1.0\n2. [ ] Write the notes"
+        );
+        let done = round(b, &alice, "the release", Some(&state), Some(approve(&key))).await;
+
+        assert_eq!(text(&done), "Done: Removed 2 tasks", "{done}");
+        assert_eq!(script.requests().len(), 3, "each turn was asked for once");
+        assert_eq!(list_tasks(a, &alice).await, "The board is empty.");
+    }
+
+    /// A `board --auth --redis --db` replica with the shared secret, talking to `model_url`.
+    async fn replica_with_db(
+        model_url: &str,
+        redis: &Redis,
+        db: &Scratch,
+    ) -> (tokio::process::Child, std::net::SocketAddr) {
+        let db = db.path.to_string_lossy();
+        board_over_http_with_env(
+            model_url,
+            "scripted",
+            &["--auth", "--redis", &redis.url(), "--db", &db],
+            &[(SECRET_VAR, SECRET), ("LADOGA_STATE_SECRET", STATE_SECRET)],
+        )
+        .await
+    }
+
     #[tokio::test]
     #[ignore = "needs redis-server: run by scripts/test"]
     async fn replicas_with_different_secrets_refuse_each_others_rounds() {
@@ -179,4 +236,87 @@ async fn the_board_refuses_a_short_state_secret() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("LADOGA_STATE_SECRET"), "{stderr}");
     assert!(stderr.contains("at least 32 bytes"), "{stderr}");
+}
+
+#[tokio::test]
+async fn the_tasks_outlive_a_restart_of_every_replica() {
+    let db = Scratch::new("restart");
+    let model = ladoga::testing::ScriptedModel::new([])
+        .serve()
+        .await
+        .expect("serves");
+    let start = || async {
+        let db = db.path.to_string_lossy().into_owned();
+        common::board_over_http_with(&model.url(), "scripted", &["--db", &db]).await
+    };
+    let (one, a) = start().await;
+    let (other, b) = start().await;
+    let client = common::connect(a).await;
+    client
+        .tools()
+        .call("add_task", [("title", "Survive the restart")])
+        .await
+        .expect("added");
+    drop(client);
+    assert_eq!(
+        plain_list(b).await,
+        "1. [ ] Survive the restart",
+        "seen by the other replica"
+    );
+    drop((one, other));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let (_again, c) = start().await;
+    assert_eq!(plain_list(c).await, "1. [ ] Survive the restart");
+}
+
+/// `list_tasks` of the board at `addr`, as `token`'s holder.
+#[cfg(not(feature = "legacy-spec"))]
+async fn list_tasks(addr: std::net::SocketAddr, token: &str) -> String {
+    let token = token.to_owned();
+    let mut client = neva::Client::new().with_options(|opt| {
+        opt.with_http(|http| {
+            http.bind(addr.to_string())
+                .with_endpoint("/mcp")
+                .with_auth(token)
+        })
+    });
+    client.connect().await.expect("connects");
+    let listed = client.tools().call("list_tasks", ()).await.expect("lists");
+    common::text(&listed)
+}
+
+/// `list_tasks` of the board at `addr`, which asks for no token.
+async fn plain_list(addr: std::net::SocketAddr) -> String {
+    let client = common::connect(addr).await;
+    let listed = client.tools().call("list_tasks", ()).await.expect("lists");
+    common::text(&listed)
+}
+
+/// A database path of the test's own, removed with its WAL files when dropped.
+struct Scratch {
+    path: std::path::PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let unique = format!(
+            "ladoga-board-{name}-{}-{}.db",
+            std::process::id(),
+            common::auth::now()
+        );
+        Self {
+            path: std::env::temp_dir().join(unique),
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut path = self.path.clone().into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! board [--http 127.0.0.1:PORT [--auth] [--redis URL] | --stdio] [--model-url URL] [--model NAME]
-//!       [--remote URL]
+//!       [--remote URL] [--db PATH]
 //! ```
 //!
 //! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
@@ -28,6 +28,7 @@ mod remote;
 mod replicas;
 #[cfg(unix)]
 mod stdin;
+mod store;
 mod tasks;
 
 use std::io::IsTerminal;
@@ -88,6 +89,10 @@ struct Cli {
     /// bytes). Without it each process makes its own.
     #[arg(long, value_name = "URL")]
     redis: Option<String>,
+    /// Keep the tasks in the SQLite database at this path (created if missing, WAL mode), which
+    /// outlives a restart and which every replica on this host may open; without it, in memory.
+    #[arg(long, value_name = "PATH")]
+    db: Option<std::path::PathBuf>,
 }
 
 /// Logs on stderr (`RUST_LOG`, `ladoga=debug` by default), and sends each request's progress
@@ -172,6 +177,16 @@ async fn main() -> ExitCode {
         None => remote::Remote::default(),
     };
 
+    let board = match &cli.db {
+        Some(path) => match store::Board::open(path) {
+            Ok(board) => board,
+            Err(refusal) => {
+                eprintln!("board: {refusal}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => store::Board::default(),
+    };
     let shared = match replicas::Shared::from_env(cli.redis.as_deref()).await {
         Ok(shared) => shared,
         Err(refusal) => {
@@ -199,7 +214,7 @@ async fn main() -> ExitCode {
             }
         })
         .add_singleton(model)
-        .add_singleton(tasks::Board::default())
+        .add_singleton(board)
         .add_singleton(remote);
     let (app, shutdown) = shared.apply(app).with_shutdown();
 

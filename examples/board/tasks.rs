@@ -1,62 +1,43 @@
 //! The task board: its state, the tools that keep it, the resource and prompt that show it, and
 //! the orchestrators that plan and review with them.
 
-use std::sync::Mutex;
-
 use ladoga::orchestrator;
 use neva::{di::Dc, prelude::*};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::remote::Remote;
+use crate::store::Board;
 
-/// The tasks, shared by every tool through neva's DI.
-#[derive(Default)]
-pub struct Board {
-    tasks: Mutex<Vec<Task>>,
-}
-
-struct Task {
-    title: String,
-    done: bool,
-}
-
-impl Board {
-    fn tasks(&self) -> std::sync::MutexGuard<'_, Vec<Task>> {
-        self.tasks
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
+/// A failure of the board's database, as a tool error.
+fn failed(error: String) -> Error {
+    Error::new(ErrorCode::InternalError, error)
 }
 
 #[tool(
     descr = "Adds a task to the board and returns its id",
     annotations = r#"{"destructiveHint": false}"#
 )]
-async fn add_task(board: Dc<Board>, title: String) -> String {
-    let mut tasks = board.tasks();
-    tasks.push(Task {
-        title: title.clone(),
-        done: false,
-    });
-    format!("Added task {}: {title}", tasks.len())
+async fn add_task(board: Dc<Board>, title: String) -> Result<String, Error> {
+    let id = board.add(title.clone()).await.map_err(failed)?;
+    Ok(format!("Added task {id}: {title}"))
 }
 
 #[tool(
     descr = "Lists every task on the board with its id and whether it is done",
     annotations = r#"{"readOnlyHint": true}"#
 )]
-async fn list_tasks(board: Dc<Board>) -> String {
-    listing(&board)
+async fn list_tasks(board: Dc<Board>) -> Result<String, Error> {
+    listing(&board).await
 }
 
 /// Every task with its id and whether it is done, one a line.
-fn listing(board: &Board) -> String {
-    let tasks = board.tasks();
+async fn listing(board: &Board) -> Result<String, Error> {
+    let tasks = board.list().await.map_err(failed)?;
     if tasks.is_empty() {
-        return "The board is empty.".to_owned();
+        return Ok("The board is empty.".to_owned());
     }
-    tasks
+    Ok(tasks
         .iter()
         .enumerate()
         .map(|(index, task)| {
@@ -64,7 +45,7 @@ fn listing(board: &Board) -> String {
             format!("{}. [{mark}] {}", index + 1, task.title)
         })
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("\n"))
 }
 
 #[tool(
@@ -72,14 +53,13 @@ fn listing(board: &Board) -> String {
     annotations = r#"{"destructiveHint": false, "idempotentHint": true}"#
 )]
 async fn complete_task(board: Dc<Board>, id: i64) -> Result<String, Error> {
-    let mut tasks = board.tasks();
-    let task = usize::try_from(id)
-        .ok()
-        .and_then(|id| id.checked_sub(1))
-        .and_then(|index| tasks.get_mut(index))
+    let title = match usize::try_from(id) {
+        Ok(index) => board.complete(index).await.map_err(failed)?,
+        Err(_) => None,
+    };
+    let title = title
         .ok_or_else(|| Error::new(ErrorCode::InvalidParams, format!("There is no task {id}")))?;
-    task.done = true;
-    Ok(format!("Completed task {id}: {}", task.title))
+    Ok(format!("Completed task {id}: {title}"))
 }
 
 #[tool(
@@ -87,11 +67,9 @@ async fn complete_task(board: Dc<Board>, id: i64) -> Result<String, Error> {
     roles = ["admin"],
     annotations = r#"{"destructiveHint": true}"#
 )]
-async fn clear_board(board: Dc<Board>) -> String {
-    let mut tasks = board.tasks();
-    let removed = tasks.len();
-    tasks.clear();
-    format!("Removed {removed} tasks")
+async fn clear_board(board: Dc<Board>) -> Result<String, Error> {
+    let removed = board.clear().await.map_err(failed)?;
+    Ok(format!("Removed {removed} tasks"))
 }
 
 /// Plans the week around a focus, keeping the task board up to date.
@@ -114,8 +92,8 @@ async fn plan_week(focus: String) -> String {
     descr = "Every task on the board with its id and whether it is done",
     mime = "text/plain"
 )]
-async fn board_tasks(board: Dc<Board>, uri: Uri) -> TextResourceContents {
-    TextResourceContents::new(uri, listing(&board)).with_mime("text/plain")
+async fn board_tasks(board: Dc<Board>, uri: Uri) -> Result<TextResourceContents, Error> {
+    Ok(TextResourceContents::new(uri, listing(&board).await?).with_mime("text/plain"))
 }
 
 /// The prompt a review opens with, which a client can offer its user too.
