@@ -202,6 +202,51 @@ mod rounds {
 
     #[tokio::test]
     #[ignore = "needs redis-server: run by scripts/test"]
+    async fn a_paused_run_altered_in_redis_is_refused_and_nothing_runs() {
+        let redis = Redis::start().await;
+        let script = clearing_model();
+        let model = script.serve().await.expect("serves");
+        let (_a, a) = replica(&model.url(), &redis, STATE_SECRET).await;
+        let (_b, b) = replica(&model.url(), &redis, STATE_SECRET).await;
+        let alice = admin("alice");
+        let (key, state) = question(&round(a, &alice, "the release", None, None).await);
+
+        // One byte of the run kept in Redis changed, as someone with access to Redis would.
+        let client = ::redis::Client::open(redis.url()).expect("a client");
+        let mut connection = client
+            .get_multiplexed_async_connection()
+            .await
+            .expect("connects");
+        let keys: Vec<String> = ::redis::cmd("KEYS")
+            .arg("ladoga:run:*")
+            .query_async(&mut connection)
+            .await
+            .expect("keys");
+        assert_eq!(keys.len(), 1, "{keys:?}");
+        let mut kept: Vec<u8> = ::redis::cmd("GET")
+            .arg(&keys[0])
+            .query_async(&mut connection)
+            .await
+            .expect("the run");
+        let middle = kept.len() / 2;
+        kept[middle] ^= 1;
+        ::redis::cmd("SET")
+            .arg(&keys[0])
+            .arg(kept)
+            .arg("KEEPTTL")
+            .query_async::<()>(&mut connection)
+            .await
+            .expect("altered");
+
+        let answer = round(b, &alice, "the release", Some(&state), Some(approve(&key))).await;
+        assert!(refused(&answer), "{answer}");
+        assert!(answer.to_string().contains("does not verify"), "{answer}");
+        assert_eq!(cleared(&script), 0, "clear_board never ran");
+        assert_eq!(script.requests().len(), 1, "no turn was asked for again");
+    }
+
+    #[tokio::test]
+    #[ignore = "needs redis-server: run by scripts/test"]
     async fn replicas_with_different_secrets_refuse_each_others_rounds() {
         let redis = Redis::start().await;
         let script = clearing_model();

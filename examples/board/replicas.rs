@@ -57,6 +57,12 @@ impl Shared {
             ));
         }
         let redis = match redis {
+            Some(_) if secret.is_none() => {
+                return Err(format!(
+                    "--redis shares paused runs between replicas, which must also share the \
+                     secret that seals them: set {SECRET_VAR} or {SECRET_FILE_VAR}"
+                ));
+            }
             Some(url) => Some(
                 ladoga::RedisStore::connect(url)
                     .await
@@ -67,25 +73,23 @@ impl Shared {
         Ok(Self { secret, redis })
     }
 
-    /// `app` sealing its rounds with the shared secret and keeping its paused runs and final
-    /// rounds in Redis, where given. Under `legacy-spec` a run never pauses and there is no
-    /// `requestState`: only the runs' store applies.
+    /// `app` sealing its rounds with the shared secret, and keeping its paused runs (sealed with
+    /// the same secret) and final rounds in Redis, where given. Under `legacy-spec` a run never
+    /// pauses and there is no `requestState`: only the runs' store applies.
     pub fn apply(self, app: App) -> App {
-        #[cfg(not(feature = "legacy-spec"))]
-        let app = match self.secret {
-            Some(secret) => app.with_request_state_secret(secret),
-            None => app,
+        let Some(secret) = self.secret else {
+            return app;
         };
+        #[cfg(not(feature = "legacy-spec"))]
+        let app = app.with_request_state_secret(&secret);
+        let Some(redis) = self.redis else {
+            return app;
+        };
+        let runs = ladoga::Runs::new(redis.clone()).with_secret(&secret);
+        #[cfg(not(feature = "legacy-spec"))]
+        let app = app.with_request_state_store(redis);
         #[cfg(feature = "legacy-spec")]
-        let _ = self.secret;
-        match self.redis {
-            #[cfg(not(feature = "legacy-spec"))]
-            Some(redis) => app
-                .with_request_state_store(redis.clone())
-                .add_singleton(ladoga::Runs::new(redis)),
-            #[cfg(feature = "legacy-spec")]
-            Some(redis) => app.add_singleton(ladoga::Runs::new(redis)),
-            None => app,
-        }
+        drop(redis);
+        app.add_singleton(runs)
     }
 }

@@ -61,6 +61,7 @@ mod remote;
 mod repeats;
 mod report;
 mod result_limit;
+mod run_seal;
 mod run_store;
 mod schema;
 mod selection;

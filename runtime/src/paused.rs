@@ -85,6 +85,13 @@ impl Keeper {
             .await
             .map_err(|error| RunError::Store(error.to_string()))?
             .ok_or(RunError::Gone)?;
+        let kept = runs.seal().open(&id, &kept).ok_or_else(|| {
+            RunError::Store(
+                "the paused run does not verify: it was altered in the store, or sealed by a \
+                 replica with another secret"
+                    .to_owned(),
+            )
+        })?;
         let paused = serde_json::from_slice(&kept).map_err(|error| {
             RunError::Store(format!("the paused run does not read back: {error}"))
         })?;
@@ -115,6 +122,11 @@ impl Keeper {
     pub(crate) async fn keep(&self, paused: &Paused) -> Result<(), RunError> {
         let bytes = serde_json::to_vec(paused)
             .map_err(|error| RunError::Store(format!("the run could not be written: {error}")))?;
+        let bytes = self
+            .runs
+            .seal()
+            .seal(&self.id, &bytes)
+            .map_err(RunError::Store)?;
         tracing::info!(target: "ladoga", run = %self.id, bytes = bytes.len(), "the run waits for its caller's answer");
         self.runs
             .store()

@@ -15,6 +15,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::run_seal::Seal;
+
 /// How long a paused run is kept: neva's default `requestState` lifetime (300 s), the time a
 /// person has to answer, and 30 s more, so the state never outlives the run it points to.
 pub const PAUSED_RUN_TTL: Duration = Duration::from_secs(330);
@@ -41,13 +43,36 @@ pub trait RunStore: Send + Sync {
 /// The [`RunStore`] an [`Orchestrator`](crate::Orchestrator) uses, as a server registers it in
 /// neva's DI (`App::add_singleton(Runs::new(store))`); without one, the process's
 /// [`MemoryRuns`].
+///
+/// A run is sealed before it goes into the store (ChaCha20-Poly1305, bound to its run id): the
+/// store never reads a conversation, and a run altered there, or put under another run's id, is
+/// refused, never resumed. The key is the process's own unless [`Self::with_secret`] gives one
+/// that every replica shares.
 #[derive(Clone)]
-pub struct Runs(Arc<dyn RunStore>);
+pub struct Runs {
+    store: Arc<dyn RunStore>,
+    seal: Arc<Seal>,
+}
 
 impl Runs {
-    /// Paused runs kept in `store`.
+    /// Paused runs kept in `store`, sealed with a key of this process's own.
     pub fn new(store: impl RunStore + 'static) -> Self {
-        Self(Arc::new(store))
+        Self {
+            store: Arc::new(store),
+            seal: Arc::new(Seal::random()),
+        }
+    }
+
+    /// Sealed with a key derived from `secret`, which every replica sharing the store must be
+    /// given: a run one of them paused then goes on on any other.
+    pub fn with_secret(mut self, secret: impl AsRef<[u8]>) -> Self {
+        self.seal = Arc::new(Seal::from_secret(secret.as_ref()));
+        self
+    }
+
+    /// The seal.
+    pub(crate) fn seal(&self) -> &Seal {
+        &self.seal
     }
 
     /// The process's own in-memory store.
@@ -60,7 +85,7 @@ impl Runs {
 
     /// The store.
     pub(crate) fn store(&self) -> &dyn RunStore {
-        &*self.0
+        &*self.store
     }
 }
 
