@@ -245,6 +245,124 @@ mod rounds {
         assert_eq!(script.requests().len(), 1, "no turn was asked for again");
     }
 
+    /// Two `board --auth --redis --db` replicas with the shared secrets, each logging to a file
+    /// of `db`'s folder, behind nginx.
+    struct Balanced {
+        replicas: Vec<(
+            tokio::process::Child,
+            std::net::SocketAddr,
+            std::path::PathBuf,
+        )>,
+        nginx: common::nginx::Nginx,
+    }
+
+    impl Balanced {
+        async fn start(model_url: &str, redis: &Redis, db: &Scratch) -> Self {
+            let mut replicas = Vec::new();
+            for name in ["a", "b"] {
+                let log = db.sibling(&format!("{name}.log"));
+                let file = std::fs::File::create(&log).expect("a log file");
+                let db = db.path.to_string_lossy().into_owned();
+                let (child, addr) = common::board_at(
+                    common::free_addr(),
+                    model_url,
+                    "scripted",
+                    &["--auth", "--redis", &redis.url(), "--db", &db],
+                    &[(SECRET_VAR, SECRET), ("LADOGA_STATE_SECRET", STATE_SECRET)],
+                    file.into(),
+                )
+                .await;
+                replicas.push((child, addr, log));
+            }
+            let addrs: Vec<_> = replicas.iter().map(|(_, addr, _)| *addr).collect();
+            let nginx = common::nginx::Nginx::start(&addrs).await;
+            Self { replicas, nginx }
+        }
+
+        /// The replica whose log says `line`, by its index.
+        fn logged(&self, line: &str) -> Vec<usize> {
+            (self.replicas.iter().enumerate())
+                .filter(|(_, (_, _, log))| {
+                    std::fs::read_to_string(log).is_ok_and(|text| text.contains(line))
+                })
+                .map(|(index, _)| index)
+                .collect()
+        }
+    }
+
+    const PAUSED: &str = "the run waits for its caller's answer";
+    const RESUMED: &str = "the run resumes with its caller's answer";
+
+    #[tokio::test]
+    #[ignore = "needs redis-server, nginx and the MCP Python SDK: run by scripts/test"]
+    async fn through_nginx_the_python_sdk_approves_and_the_run_goes_on_on_the_other_replica() {
+        let redis = Redis::start().await;
+        let db = Scratch::new("nginx-python");
+        let script = adding_then_clearing_model();
+        let model = script.serve().await.expect("serves");
+        let balanced = Balanced::start(&model.url(), &redis, &db).await;
+
+        let python = std::env::var("LADOGA_PYTHON")
+            .expect("LADOGA_PYTHON names a Python with the MCP SDK (see scripts/test)");
+        let mut client = tokio::process::Command::new(python);
+        client
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../tests/peers/python_approval.py"
+            ))
+            .args([&balanced.nginx.url(), "accept"])
+            .env("LADOGA_TOKEN", admin("alice"));
+        let line = common::peer::run(client).await;
+
+        assert_eq!(line["is_error"], false, "{line}");
+        assert_eq!(line["text"], "Done: Removed 2 tasks", "{line}");
+        assert_eq!(line["asked"].as_array().map(Vec::len), Some(1), "{line}");
+        assert_eq!(script.requests().len(), 3, "each turn was asked for once");
+        let (paused, resumed) = (balanced.logged(PAUSED), balanced.logged(RESUMED));
+        assert_eq!(paused.len(), 1, "{paused:?}");
+        assert_eq!(resumed.len(), 1, "{resumed:?}");
+        assert_ne!(paused, resumed, "the retry landed on the other replica");
+        // The tasks added before the pause were on the board the other replica cleared: both
+        // replicas see the same, now empty, board.
+        for (_, addr, _) in &balanced.replicas {
+            assert_eq!(
+                list_tasks(*addr, &admin("alice")).await,
+                "The board is empty."
+            );
+        }
+    }
+
+    #[tokio::test]
+    #[ignore = "needs redis-server and nginx: run by scripts/test"]
+    async fn a_replica_killed_between_two_rounds_leaves_the_run_to_the_other() {
+        let redis = Redis::start().await;
+        let db = Scratch::new("nginx-kill");
+        let script = adding_then_clearing_model();
+        let model = script.serve().await.expect("serves");
+        let mut balanced = Balanced::start(&model.url(), &redis, &db).await;
+        let alice = admin("alice");
+        let through = balanced.nginx.addr;
+
+        let (key, state) = question(&round(through, &alice, "the release", None, None).await);
+        let paused = balanced.logged(PAUSED);
+        assert_eq!(paused.len(), 1, "{paused:?}");
+        // The replica that asked dies before the answer comes.
+        let (mut child, _, _) = balanced.replicas.remove(paused[0]);
+        child.kill().await.expect("killed");
+
+        let done = round(
+            through,
+            &alice,
+            "the release",
+            Some(&state),
+            Some(approve(&key)),
+        )
+        .await;
+        assert_eq!(text(&done), "Done: Removed 2 tasks", "{done}");
+        assert_eq!(script.requests().len(), 3, "each turn was asked for once");
+        assert_eq!(balanced.logged(RESUMED).len(), 1);
+    }
+
     #[tokio::test]
     #[ignore = "needs redis-server: run by scripts/test"]
     async fn replicas_with_different_secrets_refuse_each_others_rounds() {
@@ -356,9 +474,18 @@ impl Scratch {
     }
 }
 
+impl Scratch {
+    /// A file beside the database, removed with it.
+    fn sibling(&self, name: &str) -> std::path::PathBuf {
+        let mut path = self.path.clone().into_os_string();
+        path.push(format!(".{name}"));
+        path.into()
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
-        for suffix in ["", "-wal", "-shm"] {
+        for suffix in ["", "-wal", "-shm", ".a.log", ".b.log"] {
             let mut path = self.path.clone().into_os_string();
             path.push(suffix);
             let _ = std::fs::remove_file(path);

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod auth;
+pub mod nginx;
 pub mod peer;
 pub mod redis;
 pub mod rounds;
@@ -94,7 +95,26 @@ pub async fn board_over_http_with_env(
     args: &[&str],
     env: &[(&str, &str)],
 ) -> (tokio::process::Child, SocketAddr) {
-    let addr = free_addr();
+    board_at(
+        free_addr(),
+        model_url,
+        model,
+        args,
+        env,
+        std::process::Stdio::null(),
+    )
+    .await
+}
+
+/// [`board_over_http_with_env`], at `addr`, its log (stderr) written to `stderr`.
+pub async fn board_at(
+    addr: SocketAddr,
+    model_url: &str,
+    model: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+    stderr: std::process::Stdio,
+) -> (tokio::process::Child, SocketAddr) {
     let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_board"))
         .envs(env.iter().copied())
         .args([
@@ -108,7 +128,7 @@ pub async fn board_over_http_with_env(
         .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(stderr)
         .kill_on_drop(true)
         .spawn()
         .expect("the board binary starts");
