@@ -476,6 +476,8 @@ impl Scratch {
 
 impl Scratch {
     /// A file beside the database, removed with it.
+    // The replicas that log to one run under MCP 2026-07-28 only.
+    #[cfg_attr(feature = "legacy-spec", allow(dead_code))]
     fn sibling(&self, name: &str) -> std::path::PathBuf {
         let mut path = self.path.clone().into_os_string();
         path.push(format!(".{name}"));
