@@ -275,7 +275,9 @@ mod rounds {
                 replicas.push((child, addr, log));
             }
             let addrs: Vec<_> = replicas.iter().map(|(_, addr, _)| *addr).collect();
-            let nginx = common::nginx::Nginx::start(&addrs).await;
+            let nginx = common::nginx::Nginx::start(&addrs)
+                .await
+                .unwrap_or_else(|error| panic!("{error}"));
             Self { replicas, nginx }
         }
 

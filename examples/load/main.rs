@@ -13,6 +13,7 @@
 //! wrong answer, or a resident memory in the last 10 seconds more than 10 % above the first 10.
 //! `scripts/load` builds it and `board` in release mode and runs it.
 
+mod balancer;
 mod latency;
 mod memory;
 mod sessions;
@@ -51,6 +52,10 @@ struct Cli {
     /// The `board` binary; by default the one next to this binary.
     #[arg(long)]
     board: Option<PathBuf>,
+    /// Replicas of the board; with more than one, the sessions call them through nginx, round
+    /// robin (Debian's nginx, installed by `scripts/services`).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    replicas: u16,
 }
 
 /// How much resident memory may grow between the first and the last 10 seconds.
@@ -79,23 +84,46 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
         Some(path) => path.clone(),
         None => std::env::current_exe()?.with_file_name("board"),
     };
-    let addr = free_addr()?;
-    let mut board = tokio::process::Command::new(&board_path)
-        .args(["--http", &addr.to_string(), "--model-url", &model.url()])
-        .args(["--model", "scripted"])
-        .env("RUST_LOG", "warn")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|error| format!("cannot start {}: {error}", board_path.display()))?;
-    let pid = board.id().ok_or("board exited at once")?;
-    sessions::wait_for(addr).await?;
+    let mut boards = Vec::new();
+    for _ in 0..cli.replicas {
+        let addr = free_addr()?;
+        let board = tokio::process::Command::new(&board_path)
+            .args(["--http", &addr.to_string(), "--model-url", &model.url()])
+            .args(["--model", "scripted"])
+            .env("RUST_LOG", "warn")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|error| format!("cannot start {}: {error}", board_path.display()))?;
+        sessions::wait_for(addr).await?;
+        boards.push((board, addr));
+    }
+    let pids: Vec<u32> = (boards.iter())
+        .map(|(board, _)| board.id().ok_or("a board exited at once"))
+        .collect::<Result<_, _>>()?;
+    let replicas: Vec<SocketAddr> = boards.iter().map(|(_, addr)| *addr).collect();
+    // One board is called directly; several through nginx.
+    let balancer = match replicas.as_slice() {
+        [_] => None,
+        _ => Some(balancer::Balancer::start(&replicas).await?),
+    };
+    let (addr, target) = match &balancer {
+        None => (replicas[0], format!("board (pid {})", pids[0])),
+        Some(balancer) => (
+            balancer.addr,
+            format!(
+                "nginx ({}) in front of {} boards (pids {pids:?})",
+                balancer.url(),
+                replicas.len()
+            ),
+        ),
+    };
 
     let expected = turns * calls;
     let duration = Duration::from_secs(cli.seconds);
     println!(
-        "load: {} sessions for {} s after {} s of warm-up against board (pid {pid}); each call {turns} turns x {calls} calls",
+        "load: {} sessions for {} s after {} s of warm-up against {target}; each call {turns} turns x {calls} calls",
         cli.sessions, cli.seconds, cli.warmup
     );
     let measured = Instant::now() + Duration::from_secs(cli.warmup);
@@ -106,10 +134,18 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
         expected,
     ));
     tokio::time::sleep_until(measured.into()).await;
-    let sampler = Sampler::start(pid, Duration::from_secs(1));
+    let samplers: Vec<Sampler> = (pids.iter())
+        .map(|&pid| Sampler::start(pid, Duration::from_secs(1)))
+        .collect();
     let outcome = running.await?;
-    let memory = sampler.stop().await;
-    board.kill().await?;
+    let mut memories = Vec::new();
+    for sampler in samplers {
+        memories.push(sampler.stop().await);
+    }
+    drop(balancer);
+    for (mut board, _) in boards {
+        board.kill().await?;
+    }
 
     let warmup_calls = outcome
         .latencies
@@ -148,32 +184,21 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
         latencies.max_ms()
     );
     let window = Duration::from_secs(10);
-    let (first, last) = (memory.first_mean_kib(window), memory.last_mean_kib(window));
-    let growth = last / first - 1.0;
-    println!(
-        "board resident memory: first 10 s {:.1} MiB, last 10 s {:.1} MiB, growth {:+.1} %, peak {:.1} MiB",
-        first / 1024.0,
-        last / 1024.0,
-        growth * 100.0,
-        memory.peak_kib() / 1024.0
-    );
-
-    let windows: Vec<String> = memory
-        .window_means_kib(window)
-        .iter()
-        .map(|kib| format!("{:.1}", kib / 1024.0))
-        .collect();
-    println!(
-        "board resident memory by 10 s window (MiB): {}",
-        windows.join(", ")
-    );
+    let mut grew = false;
+    for (index, memory) in memories.iter().enumerate() {
+        let name = match memories.len() {
+            1 => "board".to_owned(),
+            _ => format!("board {}", index + 1),
+        };
+        grew |= report_memory(&name, memory, window) > GROWTH_LIMIT;
+    }
 
     let mut ok = true;
     if !outcome.errors.is_empty() || outcome.wrong > 0 || latencies.count() == 0 {
         println!("FAILED: every call must be answered correctly");
         ok = false;
     }
-    if growth > GROWTH_LIMIT {
+    if grew {
         println!(
             "FAILED: resident memory grew more than {:.0} %",
             GROWTH_LIMIT * 100.0
@@ -181,6 +206,30 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
         ok = false;
     }
     Ok(ok)
+}
+
+/// Prints what a board's resident memory did; how much it grew from the first `window` to the
+/// last.
+fn report_memory(name: &str, memory: &memory::Samples, window: Duration) -> f64 {
+    let (first, last) = (memory.first_mean_kib(window), memory.last_mean_kib(window));
+    let growth = last / first - 1.0;
+    println!(
+        "{name} resident memory: first 10 s {:.1} MiB, last 10 s {:.1} MiB, growth {:+.1} %, peak {:.1} MiB",
+        first / 1024.0,
+        last / 1024.0,
+        growth * 100.0,
+        memory.peak_kib() / 1024.0
+    );
+    let windows: Vec<String> = memory
+        .window_means_kib(window)
+        .iter()
+        .map(|kib| format!("{:.1}", kib / 1024.0))
+        .collect();
+    println!(
+        "{name} resident memory by 10 s window (MiB): {}",
+        windows.join(", ")
+    );
+    growth
 }
 
 /// The scripted model: `turns` turns of `calls` calls to `list_tasks`, then an answer naming

@@ -1,0 +1,130 @@
+//! nginx (Debian's package, installed by `scripts/services`) in front of replicas of the board:
+//! round robin, no stickiness, on a free loopback port, its files in a folder of its own, and
+//! stopped, workers and all, when dropped. The load harness's `--replicas` and the replica
+//! tests both run it.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A running nginx balancing `/mcp` over the replicas it was given.
+pub struct Balancer {
+    pub addr: SocketAddr,
+    dir: PathBuf,
+    _master: tokio::process::Child,
+}
+
+impl Balancer {
+    /// Starts nginx in front of `replicas`, and waits until it accepts connections; why not,
+    /// saying what to do when nginx is not installed.
+    pub async fn start(replicas: &[SocketAddr]) -> Result<Self, String> {
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .map_err(|error| format!("no free loopback port: {error}"))?;
+        let dir = std::env::temp_dir().join(format!(
+            "ladoga-nginx-{}-{}",
+            std::process::id(),
+            addr.port()
+        ));
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(dir.join("nginx.conf"), config(addr, replicas, &dir)))
+            .map_err(|error| format!("cannot write nginx's configuration: {error}"))?;
+        let master = tokio::process::Command::new(binary())
+            .arg("-p")
+            .arg(&dir)
+            .arg("-c")
+            .arg(dir.join("nginx.conf"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|error| {
+                format!("cannot start nginx ({error}): `scripts/services install` installs it")
+            })?;
+        let balancer = Self {
+            addr,
+            dir,
+            _master: master,
+        };
+        for _ in 0..300 {
+            if tokio::net::TcpStream::connect(addr).await.is_ok() {
+                return Ok(balancer);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Err(format!("nginx does not listen at {addr} after 30 s"))
+    }
+
+    /// The MCP endpoint through it.
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+}
+
+impl Drop for Balancer {
+    fn drop(&mut self) {
+        // Stopped through its master, which takes its workers with it: killing the master alone
+        // would leave them running.
+        let _ = std::process::Command::new(binary())
+            .arg("-p")
+            .arg(&self.dir)
+            .arg("-c")
+            .arg(self.dir.join("nginx.conf"))
+            .args(["-s", "stop"])
+            .stderr(std::process::Stdio::null())
+            .status();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Debian's nginx, which is in `/usr/sbin`, a folder not every `PATH` holds.
+fn binary() -> &'static str {
+    if Path::new("/usr/sbin/nginx").exists() {
+        "/usr/sbin/nginx"
+    } else {
+        "nginx"
+    }
+}
+
+/// The configuration: `/mcp` proxied to the replicas in turn over kept-alive connections,
+/// streams passed on as they come, a request whose replica refuses the connection sent to the
+/// next, and the caller's `Host` passed on (neva refuses a host it does not serve, as DNS
+/// rebinding protection).
+pub fn config(addr: SocketAddr, replicas: &[SocketAddr], dir: &Path) -> String {
+    let servers: String = replicas
+        .iter()
+        .map(|replica| format!("        server {replica} max_fails=0;\n"))
+        .collect();
+    let dir = dir.display();
+    format!(
+        "daemon off;
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    upstream replicas {{
+{servers}        keepalive 64;
+    }}
+    server {{
+        listen {addr};
+        location /mcp {{
+            proxy_pass http://replicas;
+            proxy_http_version 1.1;
+            proxy_set_header Connection \"\";
+            proxy_set_header Host $http_host;
+            proxy_buffering off;
+            proxy_read_timeout 300s;
+            proxy_next_upstream error timeout;
+        }}
+    }}
+}}
+"
+    )
+}
