@@ -55,7 +55,7 @@ mod rounds {
     use ladoga::testing::{Reply, ScriptedModel};
     use neva::app::mrtr_store::RequestStateStore;
     use neva::types::{RequestId, Response};
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     /// The request-state secret the replicas share in these tests: 40 bytes.
     const STATE_SECRET: &str = "the replicas' request-state secret, 40 b";
@@ -121,27 +121,64 @@ mod rounds {
         .await
     }
 
+    /// Redis, the model asking for `clear_board`, and two replicas sharing both: A with the
+    /// shared secret, B with `b_secret`.
+    struct Pair {
+        redis: Redis,
+        script: ScriptedModel,
+        _model: ladoga::testing::ScriptedServer,
+        _replicas: [tokio::process::Child; 2],
+        a: std::net::SocketAddr,
+        b: std::net::SocketAddr,
+    }
+
+    impl Pair {
+        async fn start(b_secret: &str) -> Self {
+            let redis = Redis::start().await;
+            let script = clearing_model();
+            let model = script.serve().await.expect("serves");
+            let (one, a) = replica(&model.url(), &redis, STATE_SECRET).await;
+            let (other, b) = replica(&model.url(), &redis, b_secret).await;
+            Self {
+                redis,
+                script,
+                _model: model,
+                _replicas: [one, other],
+                a,
+                b,
+            }
+        }
+
+        /// Alice's first round of `plan_week` on A: its question's key and sealed state.
+        async fn asked_on_a(&self) -> (String, String) {
+            question(&round(self.a, &admin("alice"), "the release", None, None).await)
+        }
+
+        /// Alice's retry on B with the approval of `key`.
+        async fn approved_on_b(&self, (key, state): &(String, String)) -> Value {
+            let answers = Some(approve(key));
+            round(self.b, &admin("alice"), "the release", Some(state), answers).await
+        }
+    }
+
     #[tokio::test]
     #[ignore = "needs redis-server: run by scripts/test"]
     async fn a_run_paused_on_one_replica_goes_on_on_the_other() {
-        let redis = Redis::start().await;
-        let script = clearing_model();
-        let model = script.serve().await.expect("serves");
-        let (_a, a) = replica(&model.url(), &redis, STATE_SECRET).await;
-        let (_b, b) = replica(&model.url(), &redis, STATE_SECRET).await;
-        let alice = admin("alice");
+        let pair = Pair::start(STATE_SECRET).await;
+        let (script, a, alice) = (&pair.script, pair.a, admin("alice"));
 
         // The question comes from replica A; the approval goes to replica B.
-        let (key, state) = question(&round(a, &alice, "the release", None, None).await);
-        let done = round(b, &alice, "the release", Some(&state), Some(approve(&key))).await;
+        let asked = pair.asked_on_a().await;
+        let done = pair.approved_on_b(&asked).await;
+        let (key, state) = asked;
 
         assert_eq!(text(&done), "Done: Removed 0 tasks", "{done}");
-        assert_eq!(cleared(&script), 1, "clear_board ran once");
+        assert_eq!(cleared(script), 1, "clear_board ran once");
         assert_eq!(script.requests().len(), 2, "each turn was asked for once");
         // The same final round, sent to A: the answer B committed, nothing run again.
         let again = round(a, &alice, "the release", Some(&state), Some(approve(&key))).await;
         assert_eq!(again, done);
-        assert_eq!(cleared(&script), 1);
+        assert_eq!(cleared(script), 1);
         assert_eq!(script.requests().len(), 2);
     }
 
@@ -203,13 +240,9 @@ mod rounds {
     #[tokio::test]
     #[ignore = "needs redis-server: run by scripts/test"]
     async fn a_paused_run_altered_in_redis_is_refused_and_nothing_runs() {
-        let redis = Redis::start().await;
-        let script = clearing_model();
-        let model = script.serve().await.expect("serves");
-        let (_a, a) = replica(&model.url(), &redis, STATE_SECRET).await;
-        let (_b, b) = replica(&model.url(), &redis, STATE_SECRET).await;
-        let alice = admin("alice");
-        let (key, state) = question(&round(a, &alice, "the release", None, None).await);
+        let pair = Pair::start(STATE_SECRET).await;
+        let (redis, script) = (&pair.redis, &pair.script);
+        let asked = pair.asked_on_a().await;
 
         // One byte of the run kept in Redis changed, as someone with access to Redis would.
         let client = ::redis::Client::open(redis.url()).expect("a client");
@@ -238,10 +271,10 @@ mod rounds {
             .await
             .expect("altered");
 
-        let answer = round(b, &alice, "the release", Some(&state), Some(approve(&key))).await;
+        let answer = pair.approved_on_b(&asked).await;
         assert!(refused(&answer), "{answer}");
         assert!(answer.to_string().contains("does not verify"), "{answer}");
-        assert_eq!(cleared(&script), 0, "clear_board never ran");
+        assert_eq!(cleared(script), 0, "clear_board never ran");
         assert_eq!(script.requests().len(), 1, "no turn was asked for again");
     }
 
@@ -368,23 +401,12 @@ mod rounds {
     #[tokio::test]
     #[ignore = "needs redis-server: run by scripts/test"]
     async fn replicas_with_different_secrets_refuse_each_others_rounds() {
-        let redis = Redis::start().await;
-        let script = clearing_model();
-        let model = script.serve().await.expect("serves");
-        let (_a, a) = replica(&model.url(), &redis, STATE_SECRET).await;
-        let (_b, b) = replica(
-            &model.url(),
-            &redis,
-            "another secret, also long enough: 40 b",
-        )
-        .await;
-        let alice = admin("alice");
+        let pair = Pair::start("another secret, also long enough: 40 b").await;
 
-        let (key, state) = question(&round(a, &alice, "the release", None, None).await);
-        let answer = round(b, &alice, "the release", Some(&state), Some(approve(&key))).await;
+        let answer = pair.approved_on_b(&pair.asked_on_a().await).await;
 
         assert!(refused(&answer), "{answer}");
-        assert_eq!(cleared(&script), 0, "clear_board never ran");
+        assert_eq!(cleared(&pair.script), 0, "clear_board never ran");
     }
 }
 
