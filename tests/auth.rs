@@ -8,7 +8,9 @@ use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::auth::{SECRET, SECRET_VAR, board_with_auth, now, token, valid_token};
+use common::auth::{
+    SECRET, SECRET_VAR, board_with_auth, client_with, connect_as, now, token, valid_token,
+};
 use common::{free_addr, text};
 use ladoga::testing::{Reply, ScriptedModel};
 use neva::prelude::*;
@@ -21,28 +23,6 @@ const BOARD: &str = env!("CARGO_BIN_EXE_board");
 
 /// The tools `plan_week` offers every caller, sorted.
 const EVERYONE: [&str; 4] = ["add_task", "complete_task", "list_tasks", "review"];
-
-/// A neva client of the board at `addr`, sending `token` (if any) as its bearer token.
-fn client_with(addr: SocketAddr, token: Option<&str>) -> Client {
-    let token = token.map(str::to_owned);
-    Client::new().with_options(|opt| {
-        opt.with_http(|http| {
-            let http = http.bind(addr.to_string()).with_endpoint("/mcp");
-            match token {
-                Some(token) => http.with_auth(token),
-                None => http,
-            }
-        })
-        .with_timeout(Duration::from_secs(10))
-    })
-}
-
-/// A neva client of the board at `addr` with `token`, connected.
-async fn connect_as(addr: SocketAddr, token: &str) -> Client {
-    let mut client = client_with(addr, Some(token));
-    client.connect().await.expect("the MCP client connects");
-    client
-}
 
 /// `plan_week` called by a caller holding `token`: its answer.
 async fn plan_week_as(addr: SocketAddr, token: &str) -> String {

@@ -211,14 +211,14 @@ mod rounds {
         let (key, state) = question(&round(a, &alice, "the release", None, None).await);
         // A added the tasks before it asked; B sees them.
         assert_eq!(
-            list_tasks(b, &alice).await,
+            list_tasks(b, Some(&alice)).await,
             "1. [ ] Tag v1.0\n2. [ ] Write the notes"
         );
         let done = round(b, &alice, "the release", Some(&state), Some(approve(&key))).await;
 
         assert_eq!(text(&done), "Done: Removed 2 tasks", "{done}");
         assert_eq!(script.requests().len(), 3, "each turn was asked for once");
-        assert_eq!(list_tasks(a, &alice).await, "The board is empty.");
+        assert_eq!(list_tasks(a, Some(&alice)).await, "The board is empty.");
     }
 
     /// A `board --auth --redis --db` replica with the shared secret, talking to `model_url`.
@@ -361,7 +361,7 @@ mod rounds {
         // replicas see the same, now empty, board.
         for (_, addr, _) in &balanced.replicas {
             assert_eq!(
-                list_tasks(*addr, &admin("alice")).await,
+                list_tasks(*addr, Some(&admin("alice"))).await,
                 "The board is empty."
             );
         }
@@ -446,7 +446,7 @@ async fn the_tasks_outlive_a_restart_of_every_replica() {
         .expect("added");
     drop(client);
     assert_eq!(
-        plain_list(b).await,
+        list_tasks(b, None).await,
         "1. [ ] Survive the restart",
         "seen by the other replica"
     );
@@ -454,28 +454,13 @@ async fn the_tasks_outlive_a_restart_of_every_replica() {
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     let (_again, c) = start().await;
-    assert_eq!(plain_list(c).await, "1. [ ] Survive the restart");
+    assert_eq!(list_tasks(c, None).await, "1. [ ] Survive the restart");
 }
 
-/// `list_tasks` of the board at `addr`, as `token`'s holder.
-#[cfg(not(feature = "legacy-spec"))]
-async fn list_tasks(addr: std::net::SocketAddr, token: &str) -> String {
-    let token = token.to_owned();
-    let mut client = neva::Client::new().with_options(|opt| {
-        opt.with_http(|http| {
-            http.bind(addr.to_string())
-                .with_endpoint("/mcp")
-                .with_auth(token)
-        })
-    });
+/// `list_tasks` of the board at `addr`, as the holder of `token` if the board asks for one.
+async fn list_tasks(addr: std::net::SocketAddr, token: Option<&str>) -> String {
+    let mut client = common::auth::client_with(addr, token);
     client.connect().await.expect("connects");
-    let listed = client.tools().call("list_tasks", ()).await.expect("lists");
-    common::text(&listed)
-}
-
-/// `list_tasks` of the board at `addr`, which asks for no token.
-async fn plain_list(addr: std::net::SocketAddr) -> String {
-    let client = common::connect(addr).await;
     let listed = client.tools().call("list_tasks", ()).await.expect("lists");
     common::text(&listed)
 }

@@ -308,11 +308,7 @@ where
     fn start(&self, brief: impl IntoBrief, usage: Arc<SharedUsage>) -> Result<Run, RunError> {
         let request = self.opening(brief)?;
         Ok(Run {
-            id: match self.keeper {
-                Some(keeper) => keeper.id().to_owned(),
-                None if self.approvals.is_none() => String::new(),
-                None => crate::paused::new_id(),
-            },
+            id: self.run_id(),
             opened: request.messages.len(),
             request,
             turns: 0,
@@ -330,15 +326,23 @@ where
         })
     }
 
+    /// The id approval questions are bound to: the keeper's, else a new one for a run that
+    /// asks, else none.
+    fn run_id(&self) -> String {
+        match self.keeper {
+            Some(keeper) => keeper.id().to_owned(),
+            None if self.approvals.is_none() => String::new(),
+            None => crate::paused::new_id(),
+        }
+    }
+
     /// The run `paused` left, going on now: its time bound less the time it had used.
     fn resume(&self, paused: Paused, usage: Arc<SharedUsage>) -> Run {
         let (input, output) = paused.usage;
         usage.add(Some(svir::Usage::new(input, output)));
         let spent = paused.spent.unwrap_or_default();
         Run {
-            id: self
-                .keeper
-                .map_or_else(String::new, |keeper| keeper.id().to_owned()),
+            id: self.run_id(),
             opened: paused.opened,
             request: paused.request,
             turns: paused.turns,

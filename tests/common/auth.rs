@@ -51,3 +51,25 @@ pub async fn board_with_auth(model_url: &str) -> (tokio::process::Child, std::ne
     super::board_over_http_with_env(model_url, "scripted", &["--auth"], &[(SECRET_VAR, SECRET)])
         .await
 }
+
+/// A neva client of the board at `addr`, sending `token` (if any) as its bearer token.
+pub fn client_with(addr: std::net::SocketAddr, token: Option<&str>) -> neva::Client {
+    let token = token.map(str::to_owned);
+    neva::Client::new().with_options(|opt| {
+        opt.with_http(|http| {
+            let http = http.bind(addr.to_string()).with_endpoint("/mcp");
+            match token {
+                Some(token) => http.with_auth(token),
+                None => http,
+            }
+        })
+        .with_timeout(std::time::Duration::from_secs(10))
+    })
+}
+
+/// A neva client of the board at `addr` with `token`, connected.
+pub async fn connect_as(addr: std::net::SocketAddr, token: &str) -> neva::Client {
+    let mut client = client_with(addr, Some(token));
+    client.connect().await.expect("the MCP client connects");
+    client
+}
