@@ -205,6 +205,11 @@ async fn main() -> ExitCode {
             let opt = opt
                 .with_name("board")
                 .with_timeout(std::time::Duration::from_secs(300));
+            // `plan_week` runs as an MCP task when its caller asks (`task_support`).
+            #[cfg(not(feature = "legacy-spec"))]
+            let opt = opt.with_tasks();
+            #[cfg(feature = "legacy-spec")]
+            let opt = opt.with_tasks(|tasks| tasks.with_cancel().with_tools());
             if cli.stdio {
                 opt.with_stdio()
             } else {

@@ -80,7 +80,8 @@ async fn clear_board(board: Dc<Board>) -> Result<String, Error> {
     depth = 4,
     stream = true,
     with = [Remote],
-    approve = destructive
+    approve = destructive,
+    task_support = "optional"
 )]
 async fn plan_week(focus: String) -> String {
     format!("Plan my week around {focus}. Add the tasks to my board.")

@@ -2,8 +2,11 @@
 //!
 //! Under MCP 2026-07-28 a question is part of the tool call itself: the call answers
 //! `input_required` with the question and a sealed `requestState`, and the caller calls again
-//! with the answer (neva's `ctx.elicit(key, params)`). Under `legacy-spec` it is a request from
-//! the server to the client, which the run waits for, within neva's request timeout.
+//! with the answer (neva's `ctx.elicit(key, params)`). A call that runs as an MCP task asks
+//! through its task instead: the task turns `input_required`, the caller answers with
+//! `tasks/update`, and the run waits for it in place (`ctx.task().elicit(params)`). Under
+//! `legacy-spec` it is a request from the server to the client. Both wait within neva's request
+//! timeout.
 
 use neva::Context;
 use neva::types::elicitation::{ElicitRequestParams, ElicitResult, ElicitationAction};
@@ -33,7 +36,11 @@ impl Approver for Elicitation<'_> {
                     tracing::info!(target: "ladoga", tool = %question.tool, "the caller cannot be asked to approve this call");
                     return Asked::Answered(Decision::Unavailable);
                 }
-                self.ctx.elicit(question.key.clone(), params).await
+                if self.ctx.is_task() {
+                    self.ctx.task().elicit(params).await
+                } else {
+                    self.ctx.elicit(question.key.clone(), params).await
+                }
             };
             #[cfg(feature = "legacy-spec")]
             let asked = self.ctx.elicit(params).await;

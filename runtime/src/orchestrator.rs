@@ -249,9 +249,11 @@ impl Orchestrator {
     /// call's round with `input_required`, and the run goes on when the caller calls again with
     /// the answer: in between, the run waits in the server's [`Runs`] (registered with
     /// `App::add_singleton`, else [`Runs::in_process`]), at most [`PAUSED_RUN_TTL`]. The time a
-    /// person takes counts against neither the turns, the budget nor the time bound. Under
-    /// `legacy-spec` the question is a request to the client that the run waits for, within its
-    /// time bound and neva's request timeout (`with_timeout`, 10 s unless set).
+    /// person takes counts against neither the turns, the budget nor the time bound. A call
+    /// that runs as an MCP task (`task_support`) asks through its task, `input_required` until
+    /// the caller answers with `tasks/update`; under `legacy-spec` the question is a request to
+    /// the client. In both the run waits for the answer in place, within its time bound and
+    /// neva's request timeout (`with_timeout`, 10 s unless set).
     ///
     /// [`PAUSED_RUN_TTL`]: crate::PAUSED_RUN_TTL
     pub fn approvals(mut self, approvals: Approvals) -> Self {
@@ -363,9 +365,14 @@ impl Orchestrator {
         let runs = ctx
             .resolve_shared::<Runs>()
             .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
+        // A run that is an MCP task, or a legacy run, waits for its answers in place, and never
+        // pauses.
         #[cfg(not(feature = "legacy-spec"))]
-        let keeper = Keeper::of_call(ctx, runs, self.name.as_deref().unwrap_or("run")).await?;
-        // A legacy run waits for its answers in place, and never pauses.
+        let keeper = if ctx.is_task() {
+            Keeper::fresh(runs)
+        } else {
+            Keeper::of_call(ctx, runs, self.name.as_deref().unwrap_or("run")).await?
+        };
         #[cfg(feature = "legacy-spec")]
         let keeper = Keeper::fresh(runs);
         Ok(Some(keeper))

@@ -42,8 +42,8 @@ pub(crate) struct Keeper {
 }
 
 impl Keeper {
-    /// A keeper for a run that starts now, under a new id, which no later round can resume.
-    #[cfg(feature = "legacy-spec")]
+    /// A keeper for a run that starts now, under a new id, which no later round can resume: a
+    /// run that waits for its answers in place.
     pub(crate) fn fresh(runs: Runs) -> Self {
         Self {
             runs,

@@ -1,0 +1,119 @@
+//! `plan_week` run as an MCP task (the tasks extension of MCP 2026-07-28) by the official MCP
+//! Python SDK, through the tasks client `tests/peers/python_task.py` writes on the SDK's
+//! extension API: the real `board` binary, the scripted model over HTTP.
+//!
+//! Ignored by a plain `cargo test`, since it needs the SDK: `scripts/test` runs it with
+//! `--ignored`, the venv's interpreter in `LADOGA_PYTHON`.
+#![cfg(not(feature = "legacy-spec"))]
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::peer;
+use ladoga::testing::{Reply, ScriptedModel, SeenRequest};
+use serde_json::{Value, json};
+use tokio::process::Command;
+
+const TASK_CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/peers/python_task.py");
+
+/// The Python tasks client run by an admin against the board at `addr` with `args`: its JSON
+/// line.
+pub async fn python_task(addr: SocketAddr, args: &[&str]) -> Value {
+    let python = std::env::var("LADOGA_PYTHON")
+        .expect("LADOGA_PYTHON names a Python with the MCP SDK (see scripts/test)");
+    let mut client = Command::new(python);
+    client
+        .arg(TASK_CLIENT)
+        .arg(format!("http://{addr}/mcp"))
+        .args(args)
+        .env("LADOGA_TOKEN", common::auth::admin("alice"));
+    peer::run(client).await
+}
+
+/// The statuses the client saw, a status seen twice in a row once.
+fn statuses(line: &Value) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for status in line["seen"].as_array().expect("seen").iter() {
+        let status = status["status"].as_str().expect("a status").to_owned();
+        if seen.last() != Some(&status) {
+            seen.push(status);
+        }
+    }
+    seen
+}
+
+/// The model adds a task, then asks to clear the board, then answers with what it got.
+fn adds_then_clears() -> ScriptedModel {
+    ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::call("add_task", json!({"title": "Draft the notes"})),
+        1 => Reply::call("clear_board", json!({})).with_text("Now the board can go."),
+        _ => Reply::text(format!("Done: {}", seen.tool_results()[1].1)),
+    })
+}
+
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn a_task_asks_through_tasks_update_and_its_report_reaches_the_caller() {
+    let script = adds_then_clears();
+    let model = script.serve().await.expect("serves");
+    let (_board, addr) = common::auth::board_with_auth(&model.url()).await;
+
+    let line = python_task(addr, &["accept"]).await;
+
+    assert!(line["task_id"].is_string(), "{line}");
+    // Working until the question, and again after the answer, which the next poll may miss.
+    let statuses = statuses(&line);
+    assert_eq!(statuses[..2], ["working", "input_required"], "{line}");
+    assert_eq!(statuses.last().map(String::as_str), Some("completed"));
+    let asked = line["asked"].as_array().expect("asked");
+    assert_eq!(asked.len(), 1, "{line}");
+    assert!(asked[0].as_str().unwrap().contains("clear_board"), "{line}");
+    assert_eq!(line["is_error"], json!(false), "{line}");
+    assert_eq!(line["text"], json!("Done: Removed 1 tasks"), "{line}");
+    let report = &line["report"];
+    assert_eq!(report["turns"], json!(3), "{line}");
+    assert_eq!(
+        report["approvals"],
+        json!([{"tool": "clear_board", "arguments": {}, "decision": "approved"}]),
+        "{line}"
+    );
+    // Each turn asked the model once: the task waited for its answer in place.
+    assert_eq!(script.requests().len(), 3);
+}
+
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn tasks_cancel_stops_the_run_before_its_next_call_and_model_request() {
+    // The second answer is slow: the caller cancels while the model is still writing it.
+    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::call("add_task", json!({"title": "one"})),
+        1 => Reply::call("add_task", json!({"title": "two"})).after(Duration::from_secs(3)),
+        _ => Reply::text("Both are on the board."),
+    });
+    let model = script.serve().await.expect("serves");
+    let (_board, addr) = common::auth::board_with_auth(&model.url()).await;
+
+    let line = python_task(addr, &["cancel", "1000"]).await;
+    assert_eq!(line["status"], json!("cancelled"), "{line}");
+    assert_eq!(statuses(&line).first().map(String::as_str), Some("working"));
+
+    // Long past the slow answer: nothing of the run went on.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let requests: Vec<SeenRequest> = script.requests();
+    assert_eq!(requests.len(), 2, "no model request after the cancellation");
+    assert_eq!(
+        list_tasks(addr).await,
+        "1. [ ] one",
+        "the call the slow answer asked for never ran"
+    );
+}
+
+/// The board's tasks, as `list_tasks` lists them.
+async fn list_tasks(addr: SocketAddr) -> String {
+    let mut client = common::auth::client_with(addr, Some(&common::auth::admin("alice")));
+    client.connect().await.expect("connects");
+    let listed = client.tools().call("list_tasks", ()).await.expect("lists");
+    common::text(&listed)
+}
