@@ -51,7 +51,10 @@ mod rounds {
 
     use common::auth::{SECRET, SECRET_VAR, admin};
     use common::board_over_http_with_env;
-    use common::rounds::{approve, cleared, clearing_model, question, refused, round, text};
+    use common::nginx::Routing;
+    use common::rounds::{
+        approve, cleared, clearing_model, question, refused, request, round, text,
+    };
     use ladoga::testing::{Reply, ScriptedModel};
     use neva::app::mrtr_store::RequestStateStore;
     use neva::types::{RequestId, Response};
@@ -291,6 +294,11 @@ mod rounds {
 
     impl Balanced {
         async fn start(model_url: &str, redis: &Redis, db: &Scratch) -> Self {
+            Self::routed(model_url, redis, db, Routing::RoundRobin).await
+        }
+
+        /// [`Self::start`], nginx routing as `routing` says.
+        async fn routed(model_url: &str, redis: &Redis, db: &Scratch, routing: Routing) -> Self {
             let mut replicas = Vec::new();
             for name in ["a", "b"] {
                 let log = db.sibling(&format!("{name}.log"));
@@ -308,7 +316,7 @@ mod rounds {
                 replicas.push((child, addr, log));
             }
             let addrs: Vec<_> = replicas.iter().map(|(_, addr, _)| *addr).collect();
-            let nginx = common::nginx::Nginx::start(&addrs)
+            let nginx = common::nginx::Nginx::start(&addrs, routing)
                 .await
                 .unwrap_or_else(|error| panic!("{error}"));
             Self { replicas, nginx }
@@ -365,6 +373,95 @@ mod rounds {
                 "The board is empty."
             );
         }
+    }
+
+    /// How `plan_week` tasks fare through nginx routing as `routing` says: 10 tasks started,
+    /// then 4 `tasks/get` of each; how many of those found their task, and how many did not.
+    async fn tasks_found_through(routing: Routing) -> (usize, usize) {
+        let redis = Redis::start().await;
+        let db = Scratch::new("nginx-tasks");
+        let script = ScriptedModel::from_fn(|_| Reply::text("Planned."));
+        let model = script.serve().await.expect("serves");
+        let balanced = Balanced::routed(&model.url(), &redis, &db, routing).await;
+        let (nginx, token) = (balanced.nginx.addr, admin("alice"));
+
+        let mut tasks = Vec::new();
+        for focus in 0..10 {
+            let params = json!({
+                "name": "plan_week",
+                "arguments": {"focus": format!("week {focus}")},
+                "task": {"ttl": 60_000},
+            });
+            let started = request(nginx, &token, "tools/call", params).await;
+            assert_eq!(started["result"]["resultType"], "task", "{started}");
+            tasks.push(
+                started["result"]["taskId"]
+                    .as_str()
+                    .expect("an id")
+                    .to_owned(),
+            );
+        }
+        let (mut found, mut lost) = (0, 0);
+        for task in &tasks {
+            for _ in 0..4 {
+                let got = request(nginx, &token, "tasks/get", json!({"taskId": task})).await;
+                match got["result"]["taskId"].as_str() {
+                    Some(id) => {
+                        assert_eq!(id, task);
+                        found += 1;
+                    }
+                    None => {
+                        let message = got["error"]["message"].as_str().unwrap_or_default();
+                        assert!(message.contains("Could not find task"), "{got}");
+                        lost += 1;
+                    }
+                }
+            }
+        }
+        (found, lost)
+    }
+
+    #[tokio::test]
+    #[ignore = "needs redis-server and nginx: run by scripts/test"]
+    async fn round_robin_sends_a_tasks_polls_to_a_replica_that_does_not_have_it() {
+        let (found, lost) = tasks_found_through(Routing::RoundRobin).await;
+        eprintln!("round robin: {found} of 40 polls found their task, {lost} did not");
+        assert!(lost > 0 && found > 0, "found {found}, lost {lost}");
+    }
+
+    #[tokio::test]
+    #[ignore = "needs redis-server and nginx: run by scripts/test"]
+    async fn routed_by_caller_every_poll_finds_its_task() {
+        let routing = Routing::TasksByCaller(&["plan_week"]);
+        assert_eq!(tasks_found_through(routing).await, (40, 0));
+    }
+
+    #[tokio::test]
+    #[ignore = "needs redis-server, nginx and the MCP Python SDK: run by scripts/test"]
+    async fn through_nginx_routed_by_caller_the_python_sdk_approves_a_task() {
+        let redis = Redis::start().await;
+        let db = Scratch::new("nginx-python-task");
+        let script = adding_then_clearing_model();
+        let model = script.serve().await.expect("serves");
+        let routing = Routing::TasksByCaller(&["plan_week"]);
+        let balanced = Balanced::routed(&model.url(), &redis, &db, routing).await;
+
+        let python = std::env::var("LADOGA_PYTHON")
+            .expect("LADOGA_PYTHON names a Python with the MCP SDK (see scripts/test)");
+        let mut client = tokio::process::Command::new(python);
+        client
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../tests/peers/python_task.py"
+            ))
+            .args([&balanced.nginx.url(), "accept"])
+            .env("LADOGA_TOKEN", admin("alice"));
+        let line = common::peer::run(client).await;
+
+        assert_eq!(line["status"], "completed", "{line}");
+        assert_eq!(line["text"], "Done: Removed 2 tasks", "{line}");
+        assert_eq!(line["asked"].as_array().map(Vec::len), Some(1), "{line}");
+        assert_eq!(script.requests().len(), 3, "each turn was asked for once");
     }
 
     #[tokio::test]

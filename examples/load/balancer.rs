@@ -1,11 +1,23 @@
 //! nginx (Debian's package, installed by `scripts/services`) in front of replicas of the board:
-//! round robin, no stickiness, on a free loopback port, its files in a folder of its own, and
-//! stopped, workers and all, when dropped. The load harness's `--replicas` and the replica
-//! tests both run it.
+//! round robin, no stickiness (or, for MCP tasks, each caller's task traffic to one replica), on
+//! a free loopback port, its files in a folder of its own, and stopped, workers and all, when
+//! dropped. The load harness's `--replicas` and the replica tests both run it.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// How nginx picks a replica for a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(dead_code)] // the load harness balances round robin only
+pub enum Routing {
+    /// Each request to the next replica.
+    RoundRobin,
+    /// The requests of MCP tasks (`tasks/*`, and the calls of the tools named here, which may
+    /// start one) to one replica per caller, by its `Authorization` header and address; every
+    /// other request round robin. A task lives in the process that started it.
+    TasksByCaller(&'static [&'static str]),
+}
 
 /// A running nginx balancing `/mcp` over the replicas it was given.
 pub struct Balancer {
@@ -17,7 +29,7 @@ pub struct Balancer {
 impl Balancer {
     /// Starts nginx in front of `replicas`, and waits until it accepts connections; why not,
     /// saying what to do when nginx is not installed.
-    pub async fn start(replicas: &[SocketAddr]) -> Result<Self, String> {
+    pub async fn start(replicas: &[SocketAddr], routing: Routing) -> Result<Self, String> {
         let addr = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|listener| listener.local_addr())
             .map_err(|error| format!("no free loopback port: {error}"))?;
@@ -27,7 +39,12 @@ impl Balancer {
             addr.port()
         ));
         std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::write(dir.join("nginx.conf"), config(addr, replicas, &dir)))
+            .and_then(|()| {
+                std::fs::write(
+                    dir.join("nginx.conf"),
+                    config(addr, replicas, routing, &dir),
+                )
+            })
             .map_err(|error| format!("cannot write nginx's configuration: {error}"))?;
         let master = tokio::process::Command::new(binary())
             .arg("-p")
@@ -86,15 +103,36 @@ fn binary() -> &'static str {
     }
 }
 
-/// The configuration: `/mcp` proxied to the replicas in turn over kept-alive connections,
-/// streams passed on as they come, a request whose replica refuses the connection sent to the
-/// next, and the caller's `Host` passed on (neva refuses a host it does not serve, as DNS
-/// rebinding protection).
-pub fn config(addr: SocketAddr, replicas: &[SocketAddr], dir: &Path) -> String {
+/// The configuration: `/mcp` proxied to the replicas as `routing` says, over kept-alive
+/// connections, streams passed on as they come, a request whose replica refuses the connection
+/// sent to the next, and the caller's `Host` passed on (neva refuses a host it does not serve, as
+/// DNS rebinding protection).
+pub fn config(addr: SocketAddr, replicas: &[SocketAddr], routing: Routing, dir: &Path) -> String {
     let servers: String = replicas
         .iter()
         .map(|replica| format!("        server {replica} max_fails=0;\n"))
         .collect();
+    let (pools, pass) = match routing {
+        Routing::RoundRobin => (String::new(), "http://replicas"),
+        Routing::TasksByCaller(tools) => {
+            let tools: String = tools
+                .iter()
+                .map(|tool| format!("        \"tools/call {tool}\" by_caller;\n"))
+                .collect();
+            let pools = format!(
+                "    upstream by_caller {{
+        hash $http_authorization$remote_addr consistent;
+{servers}        keepalive 64;
+    }}
+    map \"$http_mcp_method $http_mcp_name\" $pool {{
+        \"~^tasks/\" by_caller;
+{tools}        default replicas;
+    }}
+"
+            );
+            (pools, "http://$pool")
+        }
+    };
     let dir = dir.display();
     format!(
         "daemon off;
@@ -112,10 +150,10 @@ http {{
     upstream replicas {{
 {servers}        keepalive 64;
     }}
-    server {{
+{pools}    server {{
         listen {addr};
         location /mcp {{
-            proxy_pass http://replicas;
+            proxy_pass {pass};
             proxy_http_version 1.1;
             proxy_set_header Connection \"\";
             proxy_set_header Host $http_host;

@@ -106,7 +106,7 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
     // One board is called directly; several through nginx.
     let balancer = match replicas.as_slice() {
         [_] => None,
-        _ => Some(balancer::Balancer::start(&replicas).await?),
+        _ => Some(balancer::Balancer::start(&replicas, balancer::Routing::RoundRobin).await?),
     };
     let (addr, target) = match &balancer {
         None => (replicas[0], format!("board (pid {})", pids[0])),

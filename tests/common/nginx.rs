@@ -4,4 +4,4 @@
 mod balancer;
 
 #[allow(unused_imports)] // used by the replica tests only
-pub use balancer::Balancer as Nginx;
+pub use balancer::{Balancer as Nginx, Routing};

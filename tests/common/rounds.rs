@@ -34,29 +34,40 @@ pub async fn round(
     state: Option<&str>,
     answers: Option<Value>,
 ) -> Value {
-    let mut params = json!({
-        "name": "plan_week",
-        "arguments": {"focus": focus},
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "by-hand", "version": "1.0.0"},
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
-        },
-    });
+    let mut params = json!({"name": "plan_week", "arguments": {"focus": focus}});
     if let Some(state) = state {
         params["requestState"] = json!(state);
     }
     if let Some(answers) = answers {
         params["inputResponses"] = answers;
     }
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-    let response = reqwest::Client::new()
+    request(addr, token, "tools/call", params).await
+}
+
+/// The MCP 2026-07-28 request `method` with `params` (given the `_meta` every request carries)
+/// at the server at `addr`, as `token`'s holder, with the headers a client derives from it: the
+/// JSON-RPC response.
+pub async fn request(addr: SocketAddr, token: &str, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "by-hand", "version": "1.0.0"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    });
+    let name = ["name", "taskId"]
+        .iter()
+        .find_map(|key| params[key].as_str())
+        .map(str::to_owned);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut request = reqwest::Client::new()
         .post(format!("http://{addr}/mcp"))
         .bearer_auth(token)
         .header("Accept", "application/json, text/event-stream")
         .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", "plan_week")
+        .header("Mcp-Method", method);
+    if let Some(name) = name {
+        request = request.header("Mcp-Name", name);
+    }
+    let response = request
         .json(&body)
         .timeout(Duration::from_secs(30))
         .send()
