@@ -44,11 +44,14 @@ fn statuses(line: &Value) -> Vec<String> {
     seen
 }
 
-/// The model adds a task, then asks to clear the board, then answers with what it got.
+/// The model adds a task, then, thinking for a second, asks to clear the board, then answers
+/// with what it got.
 fn adds_then_clears() -> ScriptedModel {
     ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
         0 => Reply::call("add_task", json!({"title": "Draft the notes"})),
-        1 => Reply::call("clear_board", json!({})).with_text("Now the board can go."),
+        1 => Reply::call("clear_board", json!({}))
+            .with_text("Now the board can go.")
+            .after(Duration::from_secs(1)),
         _ => Reply::text(format!("Done: {}", seen.tool_results()[1].1)),
     })
 }
@@ -67,6 +70,20 @@ async fn a_task_asks_through_tasks_update_and_its_report_reaches_the_caller() {
     let statuses = statuses(&line);
     assert_eq!(statuses[..2], ["working", "input_required"], "{line}");
     assert_eq!(statuses.last().map(String::as_str), Some("completed"));
+    // While the model thought, `tasks/get` said where the run was; and every answer said the
+    // task's `ttlMs` and `createdAt` as its creation did (to the millisecond: the run reads them
+    // from the call).
+    let seen = line["seen"].as_array().expect("seen");
+    assert!(
+        seen.iter()
+            .any(|poll| poll["status"] == "working"
+                && poll["message"] == "turn 1/8: add_task answered"),
+        "{line}"
+    );
+    for poll in seen {
+        assert_eq!(poll["same_ttl"], json!(true), "{line}");
+        assert!(poll["created_skew_ms"].as_u64().unwrap() <= 5, "{line}");
+    }
     let asked = line["asked"].as_array().expect("asked");
     assert_eq!(asked.len(), 1, "{line}");
     assert!(asked[0].as_str().unwrap().contains("clear_board"), "{line}");

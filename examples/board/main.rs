@@ -221,6 +221,9 @@ async fn main() -> ExitCode {
         .add_singleton(model)
         .add_singleton(board)
         .add_singleton(remote);
+    // A `plan_week` task's `tasks/get` tells how its run goes.
+    #[cfg(not(feature = "legacy-spec"))]
+    let app = ladoga::TaskProgress::new().serve(app);
     let (app, shutdown) = shared.apply(app).with_shutdown();
 
     #[cfg(unix)]

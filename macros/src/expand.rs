@@ -105,6 +105,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
             .name(#agent)
             #settings
             #briefing
+            .task(#private::task_id(&__ladoga_ctx, &__ladoga_meta.0))
             .progress(__ladoga_meta.0.progress_token);
         #(#with)*
         let __ladoga_brief = #brief;

@@ -40,6 +40,22 @@ pub const fn tokens(value: u64) -> NonZeroU64 {
     }
 }
 
+/// The id of the MCP task `ctx`'s tool call runs as, from its request's `_meta`; none for a call
+/// that is no task.
+pub fn task_id(ctx: &Context, meta: &RequestParamsMeta) -> Option<String> {
+    #[cfg(not(feature = "legacy-spec"))]
+    if ctx.is_task() {
+        // neva keeps the field to itself: it is read from the `_meta` as it travels.
+        let meta = serde_json::to_value(meta).ok()?;
+        let id = meta
+            .get("io.modelcontextprotocol/related-task")?
+            .get("taskId")?;
+        return id.as_str().map(str::to_owned);
+    }
+    let _ = (ctx, meta);
+    None
+}
+
 /// The model of type `M` the server registered (`App::add_singleton`), from neva's DI
 /// container; a clear tool error when there is none.
 pub fn resolve<M: Send + Sync + 'static>(ctx: &Context) -> Result<std::sync::Arc<M>, Error> {

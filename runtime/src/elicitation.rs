@@ -8,19 +8,67 @@
 //! `legacy-spec` it is a request from the server to the client. Both wait within neva's request
 //! timeout.
 
+#[cfg(not(feature = "legacy-spec"))]
+use std::sync::Arc;
+
 use neva::Context;
 use neva::types::elicitation::{ElicitRequestParams, ElicitResult, ElicitationAction};
 
 use crate::approvals::{Approver, AskFuture, Asked, Decision, Question};
+#[cfg(not(feature = "legacy-spec"))]
+use crate::task_progress::TaskLine;
 
 /// The caller of `ctx`'s request, asked through elicitation.
 pub(crate) struct Elicitation<'a> {
     ctx: &'a Context,
+    /// The MCP task the run is: waiting for an answer, it is neva's to tell.
+    #[cfg(not(feature = "legacy-spec"))]
+    task: Option<Arc<TaskLine>>,
 }
 
 impl<'a> Elicitation<'a> {
     pub(crate) fn new(ctx: &'a Context) -> Self {
-        Self { ctx }
+        Self {
+            ctx,
+            #[cfg(not(feature = "legacy-spec"))]
+            task: None,
+        }
+    }
+
+    /// Asking for the run that is the MCP task `task` tells.
+    #[cfg(not(feature = "legacy-spec"))]
+    pub(crate) fn telling(self, task: TaskLine) -> Self {
+        Self {
+            task: Some(Arc::new(task)),
+            ..self
+        }
+    }
+
+    /// The line of the MCP task the run is, if it is one followed.
+    #[cfg(not(feature = "legacy-spec"))]
+    pub(crate) fn task(&self) -> Option<Arc<TaskLine>> {
+        self.task.clone()
+    }
+
+    /// The caller's answer to `params`: through the task the call runs as, or the call's
+    /// rounds.
+    #[cfg(not(feature = "legacy-spec"))]
+    async fn elicit(
+        &self,
+        key: &str,
+        params: ElicitRequestParams,
+    ) -> Result<ElicitResult, neva::error::Error> {
+        if !self.ctx.is_task() {
+            return self.ctx.elicit(key.to_owned(), params).await;
+        }
+        if let Some(task) = &self.task {
+            task.asking(true);
+        }
+        let answer = self.ctx.task().elicit(params).await;
+        if let Some(task) = &self.task {
+            task.asking(false);
+        }
+        answer
     }
 }
 
@@ -36,11 +84,7 @@ impl Approver for Elicitation<'_> {
                     tracing::info!(target: "ladoga", tool = %question.tool, "the caller cannot be asked to approve this call");
                     return Asked::Answered(Decision::Unavailable);
                 }
-                if self.ctx.is_task() {
-                    self.ctx.task().elicit(params).await
-                } else {
-                    self.ctx.elicit(question.key.clone(), params).await
-                }
+                self.elicit(&question.key, params).await
             };
             #[cfg(feature = "legacy-spec")]
             let asked = self.ctx.elicit(params).await;

@@ -67,6 +67,8 @@ mod schema;
 mod selection;
 mod shared_usage;
 mod streaming;
+#[cfg(not(feature = "legacy-spec"))]
+mod task_progress;
 mod telemetry;
 pub mod testing;
 mod typed;
@@ -101,4 +103,6 @@ pub use run_store::{MemoryRuns, PAUSED_RUN_TTL, RunStore, Runs, StoreError, Stor
 pub use schema::{NormalizedTools, SchemaError, SchemaProfile};
 pub use selection::{PatternError, ToolPattern, ToolSelection};
 pub use streaming::{DEFAULT_STREAM_INTERVAL, STREAM_LOGGER};
+#[cfg(not(feature = "legacy-spec"))]
+pub use task_progress::TaskProgress;
 pub use union::{DEFAULT_CALL_TIMEOUT, ToolUnion};

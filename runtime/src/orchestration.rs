@@ -67,6 +67,9 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     approver: Option<&'a dyn Approver>,
     /// Keeps the run while its caller answers, and gives back a paused one.
     keeper: Option<&'a Keeper>,
+    /// The MCP task this run is, told how it goes.
+    #[cfg(not(feature = "legacy-spec"))]
+    task: Option<Arc<crate::task_progress::TaskLine>>,
 }
 
 /// Where a run is: what it has sent, used and seen so far.
@@ -132,6 +135,8 @@ where
             approvals: Approvals::none(),
             approver: None,
             keeper: None,
+            #[cfg(not(feature = "legacy-spec"))]
+            task: None,
         }
     }
 
@@ -212,6 +217,21 @@ where
     pub fn progress(mut self, token: Option<ProgressToken>) -> Self {
         self.progress = token;
         self
+    }
+
+    /// Tells `task`, the MCP task this run is, each step of the run as its progress.
+    #[cfg(not(feature = "legacy-spec"))]
+    pub(crate) fn telling(mut self, task: Option<Arc<crate::task_progress::TaskLine>>) -> Self {
+        self.task = task;
+        self
+    }
+
+    /// How the run reports its progress.
+    fn reporting(&self) -> Progress {
+        let progress = Progress::new(self.progress.clone(), self.limits.turns.get());
+        #[cfg(not(feature = "legacy-spec"))]
+        let progress = progress.telling(self.task.clone());
+        progress
     }
 
     /// Streams the model's text to the caller while the model writes it: a log line
@@ -314,7 +334,7 @@ where
             turns: 0,
             usage,
             repeats: Repeats::default(),
-            progress: Progress::new(self.progress.clone(), self.limits.turns.get()),
+            progress: self.reporting(),
             pending: None,
             approvals: Vec::new(),
             stuck_on: None,
@@ -348,7 +368,7 @@ where
             turns: paused.turns,
             usage,
             repeats: paused.repeats,
-            progress: Progress::new(self.progress.clone(), self.limits.turns.get()),
+            progress: self.reporting(),
             pending: paused.pending,
             approvals: paused.approvals,
             stuck_on: None,

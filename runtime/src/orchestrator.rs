@@ -55,6 +55,9 @@ pub struct Orchestrator {
     call_timeout: Duration,
     stream: Option<Duration>,
     approvals: Approvals,
+    /// The MCP task the run is, if its call is one.
+    #[cfg(not(feature = "legacy-spec"))]
+    task: Option<String>,
 }
 
 impl Default for Orchestrator {
@@ -79,6 +82,8 @@ impl Orchestrator {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             stream: None,
             approvals: Approvals::none(),
+            #[cfg(not(feature = "legacy-spec"))]
+            task: None,
         }
     }
 
@@ -128,6 +133,20 @@ impl Orchestrator {
     pub fn progress(mut self, token: Option<ProgressToken>) -> Self {
         self.progress = token;
         self
+    }
+
+    /// The id of the MCP task the run is, when its tool call runs as one (`#[orchestrator]`
+    /// passes it). With a `ladoga::TaskProgress` registered, the task's `tasks/get` tells the
+    /// run's progress as its `statusMessage`, and the run's question waits in the task (see
+    /// [`Self::approvals`]). Nothing follows it under `legacy-spec`.
+    pub fn task(self, id: Option<String>) -> Self {
+        #[cfg(not(feature = "legacy-spec"))]
+        return Self { task: id, ..self };
+        #[cfg(feature = "legacy-spec")]
+        {
+            let _ = id;
+            self
+        }
     }
 
     /// Opens the brief with the server's prompt `name` (`prompts/get`, through neva's
@@ -298,8 +317,8 @@ impl Orchestrator {
         M: CompletionModel + ?Sized,
     {
         let run = self.prepare(ctx, brief).await?;
-        let approver = Elicitation::new(ctx);
-        self.orchestration(model, &run.tools)
+        let approver = self.approver(ctx);
+        self.orchestration(model, &run.tools, &approver)
             .asking(run.keeper.as_ref(), run.approvals, &approver)
             .run(run.brief)
             .await
@@ -318,8 +337,8 @@ impl Orchestrator {
         O: DeserializeOwned + JsonSchema,
     {
         let run = self.prepare(ctx, brief).await?;
-        let approver = Elicitation::new(ctx);
-        self.orchestration(model, &run.tools)
+        let approver = self.approver(ctx);
+        self.orchestration(model, &run.tools, &approver)
             .asking(run.keeper.as_ref(), run.approvals, &approver)
             .run_as(run.brief)
             .await
@@ -397,11 +416,25 @@ impl Orchestrator {
             })
     }
 
-    /// The loop over `tools` with these settings.
+    /// Who approves the calls of a run for `ctx`'s caller, and tells the MCP task the run is,
+    /// if it is one and the server follows tasks ([`TaskProgress`](crate::TaskProgress)).
+    fn approver<'a>(&self, ctx: &'a Context) -> Elicitation<'a> {
+        #[cfg(not(feature = "legacy-spec"))]
+        if let Some(id) = &self.task
+            && let Ok(tasks) = ctx.resolve_shared::<crate::TaskProgress>()
+            && let Ok(call) = ctx.resolve_shared::<crate::task_progress::TaskCall>()
+        {
+            return Elicitation::new(ctx).telling(tasks.follow(id.clone(), &call));
+        }
+        Elicitation::new(ctx)
+    }
+
+    /// The loop over `tools` with these settings, telling the task `approver` tells.
     fn orchestration<'a, M>(
         &self,
         model: &'a M,
         tools: &'a ToolUnion,
+        #[cfg_attr(feature = "legacy-spec", allow(unused_variables))] approver: &Elicitation<'_>,
     ) -> Orchestration<'a, M, ToolUnion>
     where
         M: CompletionModel + ?Sized,
@@ -409,6 +442,10 @@ impl Orchestrator {
         let mut run = Orchestration::new(model, tools)
             .limits(self.limits.clone())
             .progress(self.progress.clone());
+        #[cfg(not(feature = "legacy-spec"))]
+        {
+            run = run.telling(approver.task());
+        }
         if let Some(name) = &self.name {
             run = run.name(name.clone());
         }

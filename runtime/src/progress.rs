@@ -19,6 +19,9 @@ pub(crate) struct Progress {
     total: usize,
     /// Calls of the current turn answered so far.
     answered: AtomicUsize,
+    /// The MCP task the run is, told each readable line.
+    #[cfg(not(feature = "legacy-spec"))]
+    task: Option<std::sync::Arc<crate::task_progress::TaskLine>>,
 }
 
 impl Progress {
@@ -28,14 +31,28 @@ impl Progress {
             token,
             total,
             answered: AtomicUsize::new(0),
+            #[cfg(not(feature = "legacy-spec"))]
+            task: None,
         }
+    }
+
+    /// Tells `task`, the MCP task the run is, each readable line too.
+    #[cfg(not(feature = "legacy-spec"))]
+    pub(crate) fn telling(
+        mut self,
+        task: Option<std::sync::Arc<crate::task_progress::TaskLine>>,
+    ) -> Self {
+        self.task = task;
+        self
     }
 
     /// The model answered turn `turn` with `calls`: progress `turn - 1` and a step.
     pub(crate) fn turn(&self, turn: usize, calls: &[ToolCall]) {
         self.answered.store(0, Ordering::Relaxed);
         let names: Vec<_> = calls.iter().map(|call| call.name.as_str()).collect();
-        tracing::info!(target: "ladoga", "turn {turn}/{}: {}", self.total, names.join(", "));
+        let names = names.join(", ");
+        tracing::info!(target: "ladoga", "turn {turn}/{}: {names}", self.total);
+        self.tell(|| format!("turn {turn}/{}: {names}", self.total));
         self.notify(turn - 1, 1, calls.len() + 1);
     }
 
@@ -44,14 +61,26 @@ impl Progress {
         let answered = self.answered.fetch_add(1, Ordering::Relaxed) + 1;
         let how = if error { "failed" } else { "answered" };
         tracing::info!(target: "ladoga", "turn {turn}/{}: {} {how}", self.total, call.name);
+        self.tell(|| format!("turn {turn}/{}: {} {how}", self.total, call.name));
         self.notify(turn - 1, answered + 1, calls + 1);
     }
 
     /// The model answered at turn `turn`: progress `turn`, let out before the result.
     pub(crate) async fn answered(&self, turn: usize) {
         tracing::info!(target: "ladoga", "turn {turn}/{}: answered", self.total);
+        self.tell(|| format!("turn {turn}/{}: answered", self.total));
         self.notify(turn, 0, 1);
         settle(self.token.as_ref()).await;
+    }
+
+    /// Tells the MCP task the run is, if it is one, the readable `line`.
+    fn tell(&self, line: impl FnOnce() -> String) {
+        #[cfg(not(feature = "legacy-spec"))]
+        if let Some(task) = &self.task {
+            task.say(line());
+        }
+        #[cfg(feature = "legacy-spec")]
+        let _ = line;
     }
 
     /// Progress `done` turns and `step / steps` of the next.

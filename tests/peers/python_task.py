@@ -18,6 +18,7 @@ import json
 import os
 import sys
 import time
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import TypeAdapter
@@ -40,6 +41,8 @@ class TaskHandle(types.Result):
     task_id: str
     status: str
     status_message: str | None = None
+    created_at: str
+    ttl_ms: int | None = None
     poll_interval_ms: int | None = None
 
 
@@ -49,6 +52,8 @@ class TaskState(types.Result):
     task_id: str
     status: str
     status_message: str | None = None
+    created_at: str
+    ttl_ms: int | None = None
     poll_interval_ms: int | None = None
     input_requests: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
@@ -79,6 +84,12 @@ class CancelTask(types.Request[TaskParams, Literal["tasks/cancel"]]):
 
 
 INPUT_REQUEST = TypeAdapter(types.InputRequest)
+
+
+def moment(iso):
+    """An ISO 8601 time, in seconds since the epoch."""
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
 CALL_OR_TASK = TypeAdapter(TaskHandle | types.CallToolResult)
 
 
@@ -115,7 +126,15 @@ class Tasks(ClientExtension):
             state = await session.send_request(
                 GetTask(params=TaskParams(task_id=handle.task_id)), TaskState
             )
-            self.seen.append({"status": state.status, "message": state.status_message})
+            self.seen.append(
+                {
+                    "status": state.status,
+                    "message": state.status_message,
+                    # What the task said of itself when it was created, said again.
+                    "same_ttl": state.ttl_ms == handle.ttl_ms,
+                    "created_skew_ms": round(abs(moment(state.created_at) - moment(handle.created_at)) * 1000),
+                }
+            )
             if state.status in TERMINAL:
                 return state
             if state.status == "input_required" and not cancelled:

@@ -1,0 +1,100 @@
+//! `plan_week` run as an MCP task by bare MCP 2026-07-28 requests to the real `board` binary
+//! (its `TaskProgress` registered), the scripted model over HTTP: what `tasks/get` says while
+//! the run works, against what the task's creation said.
+#![cfg(not(feature = "legacy-spec"))]
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::auth::admin;
+use common::rounds::request;
+use ladoga::testing::{Reply, ScriptedModel};
+use neva::types::Task;
+use serde_json::{Value, json};
+
+/// A model that adds a task, thinks for a second and a half, and answers.
+fn slow_planner() -> ScriptedModel {
+    ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::call("add_task", json!({"title": "Tag v1.0"})),
+        _ => Reply::text("Tag v1.0 is on the board.").after(Duration::from_millis(1500)),
+    })
+}
+
+/// `plan_week` started as a task with `task` as its `task` parameter: its creation's result.
+async fn start(addr: SocketAddr, task: Value) -> Value {
+    let params = json!({"name": "plan_week", "arguments": {"focus": "the release"}, "task": task});
+    let started = request(addr, &admin("alice"), "tools/call", params).await;
+    assert_eq!(started["result"]["resultType"], "task", "{started}");
+    started["result"].clone()
+}
+
+/// `tasks/get` of `id` every 50 ms until one says it is working with a message, then that one.
+async fn progress_of(addr: SocketAddr, id: &str) -> Value {
+    for _ in 0..60 {
+        let got = request(addr, &admin("alice"), "tasks/get", json!({"taskId": id})).await;
+        if got["result"]["statusMessage"].is_string() {
+            return got["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no tasks/get of {id} said how the run went");
+}
+
+/// The task a result is, read as neva reads one.
+fn task(result: &Value) -> Task {
+    serde_json::from_value(result.clone()).expect("a task")
+}
+
+#[tokio::test]
+async fn a_working_tasks_status_message_is_its_runs_progress_and_the_rest_is_as_created() {
+    let script = slow_planner();
+    let model = script.serve().await.expect("serves");
+    let (_board, addr) = common::auth::board_with_auth(&model.url()).await;
+
+    for asked in [json!({}), json!({"ttl": 90_000})] {
+        let created = start(addr, asked.clone()).await;
+        let id = created["taskId"].as_str().expect("an id");
+        let working = progress_of(addr, id).await;
+
+        assert_eq!(working["status"], "working", "{working}");
+        assert_eq!(
+            working["statusMessage"], "turn 1/8: add_task answered",
+            "{working}"
+        );
+        assert_eq!(working["resultType"], "complete", "{working}");
+        assert_eq!(working["taskId"], created["taskId"]);
+        // neva's own `ttlMs` for the task, whether the caller asked for one or not.
+        assert_eq!(working["ttlMs"], created["ttlMs"], "asked {asked}");
+        let (working, created) = (task(&working), task(&created));
+        let skew = (working.created_at - created.created_at).num_milliseconds();
+        assert!(skew.abs() <= 5, "createdAt {skew} ms off");
+        assert!(working.last_updated_at >= created.created_at);
+    }
+}
+
+#[tokio::test]
+async fn once_the_run_answers_tasks_get_is_nevas_with_the_result() {
+    let script = slow_planner();
+    let model = script.serve().await.expect("serves");
+    let (_board, addr) = common::auth::board_with_auth(&model.url()).await;
+
+    let created = start(addr, json!({"ttl": 60_000})).await;
+    let id = created["taskId"].as_str().expect("an id");
+    for _ in 0..100 {
+        let got = request(addr, &admin("alice"), "tasks/get", json!({"taskId": id})).await;
+        if got["result"]["status"] == "completed" {
+            let result = &got["result"]["result"];
+            assert_eq!(result["content"][0]["text"], "Tag v1.0 is on the board.");
+            assert_eq!(
+                result["content"][0]["_meta"][ladoga::REPORT_KEY]["turns"],
+                2
+            );
+            assert!(got["result"]["statusMessage"].is_null(), "{got}");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the task did not complete");
+}
