@@ -16,7 +16,10 @@
 //!
 //! `plan_week` asks its caller, through MCP elicitation, before any call that may destroy
 //! (`approve = destructive`): of the board's tools, `clear_board`, and every remote tool, which
-//! says nothing of itself. A caller that cannot be asked never has such a call run.
+//! says nothing of itself. A caller that cannot be asked never has such a call run. A caller
+//! that asks for an MCP task gets one (`task_support = "optional"`): it polls `tasks/get`, whose
+//! `statusMessage` says how the run goes (`ladoga::TaskProgress`), answers the questions with
+//! `tasks/update`, and may stop the run with `tasks/cancel`.
 //!
 //! With `--auth` (HTTP only), every request needs a bearer JWT signed HS256 with the secret in
 //! `LADOGA_AUTH_SECRET` (at least 32 bytes), with an `exp`; the caller's roles are the token's

@@ -49,10 +49,13 @@ impl Progress {
     /// The model answered turn `turn` with `calls`: progress `turn - 1` and a step.
     pub(crate) fn turn(&self, turn: usize, calls: &[ToolCall]) {
         self.answered.store(0, Ordering::Relaxed);
-        let names: Vec<_> = calls.iter().map(|call| call.name.as_str()).collect();
-        let names = names.join(", ");
-        tracing::info!(target: "ladoga", "turn {turn}/{}: {names}", self.total);
-        self.tell(|| format!("turn {turn}/{}: {names}", self.total));
+        // Written only for a line that is logged or told.
+        let names = || {
+            let names: Vec<_> = calls.iter().map(|call| call.name.as_str()).collect();
+            names.join(", ")
+        };
+        tracing::info!(target: "ladoga", "turn {turn}/{}: {}", self.total, names());
+        self.tell(|| format!("turn {turn}/{}: {}", self.total, names()));
         self.notify(turn - 1, 1, calls.len() + 1);
     }
 
