@@ -109,23 +109,39 @@ mod rounds {
         common::auth::now()
     }
 
-    /// A `board --auth --redis` replica with `state_secret`, talking to `model_url`.
+    /// A `board --auth --redis` replica with the request-state secrets `secrets` (variable,
+    /// value), talking to `model_url`.
     async fn replica(
         model_url: &str,
         redis: &Redis,
-        state_secret: &str,
+        secrets: &[(&str, &str)],
     ) -> (tokio::process::Child, std::net::SocketAddr) {
+        let mut env = vec![(SECRET_VAR, SECRET)];
+        env.extend_from_slice(secrets);
         board_over_http_with_env(
             model_url,
             "scripted",
             &["--auth", "--redis", &redis.url()],
-            &[(SECRET_VAR, SECRET), ("LADOGA_STATE_SECRET", state_secret)],
+            &env,
         )
         .await
     }
 
+    /// The secret variables of a replica sealing with `secret`.
+    fn sealing(secret: &str) -> [(&'static str, &str); 1] {
+        [("LADOGA_STATE_SECRET", secret)]
+    }
+
+    /// The secret variables of a replica sealing with `secret` and accepting `accepted` too.
+    fn rotating<'a>(secret: &'a str, accepted: &'a str) -> [(&'static str, &'a str); 2] {
+        [
+            ("LADOGA_STATE_SECRET", secret),
+            ("LADOGA_STATE_SECRET_ACCEPTED", accepted),
+        ]
+    }
+
     /// Redis, the model asking for `clear_board`, and two replicas sharing both: A with the
-    /// shared secret, B with `b_secret`.
+    /// shared secret, B with `b_secret`; or with the secrets [`Pair::with`] gives.
     struct Pair {
         redis: Redis,
         script: ScriptedModel,
@@ -137,11 +153,15 @@ mod rounds {
 
     impl Pair {
         async fn start(b_secret: &str) -> Self {
+            Self::with(&sealing(STATE_SECRET), &sealing(b_secret)).await
+        }
+
+        async fn with(a_secrets: &[(&str, &str)], b_secrets: &[(&str, &str)]) -> Self {
             let redis = Redis::start().await;
             let script = clearing_model();
             let model = script.serve().await.expect("serves");
-            let (one, a) = replica(&model.url(), &redis, STATE_SECRET).await;
-            let (other, b) = replica(&model.url(), &redis, b_secret).await;
+            let (one, a) = replica(&model.url(), &redis, a_secrets).await;
+            let (other, b) = replica(&model.url(), &redis, b_secrets).await;
             Self {
                 redis,
                 script,
@@ -505,21 +525,70 @@ mod rounds {
         assert!(refused(&answer), "{answer}");
         assert_eq!(cleared(&pair.script), 0, "clear_board never ran");
     }
+
+    /// The secret the rotation tests rotate to: 40 bytes.
+    const NEW_SECRET: &str = "the replicas' next request-state secret";
+
+    #[tokio::test]
+    #[ignore = "needs redis-server: run by scripts/test"]
+    async fn a_secret_rotated_in_goes_on_with_rounds_and_runs_sealed_with_the_old_one() {
+        // Step 1 of a rotation, B first: the new secret accepted beside the old one.
+        let step_one =
+            Pair::with(&sealing(STATE_SECRET), &rotating(STATE_SECRET, NEW_SECRET)).await;
+        let done = step_one.approved_on_b(&step_one.asked_on_a().await).await;
+        assert_eq!(text(&done), "Done: Removed 0 tasks", "{done}");
+
+        // Step 2, half rolled: one replica seals with the new secret accepting the old, the
+        // other still seals with the old accepting the new. Each goes on with the other's.
+        let old_first = rotating(STATE_SECRET, NEW_SECRET);
+        let new_first = rotating(NEW_SECRET, STATE_SECRET);
+        for (a, b) in [(&old_first, &new_first), (&new_first, &old_first)] {
+            let step_two = Pair::with(a, b).await;
+            let done = step_two.approved_on_b(&step_two.asked_on_a().await).await;
+            assert_eq!(text(&done), "Done: Removed 0 tasks", "{done}");
+            assert_eq!(cleared(&step_two.script), 1, "clear_board ran once");
+        }
+
+        // Step 3, the old secret dropped: what it sealed is refused, and nothing runs.
+        let step_three = Pair::with(&sealing(STATE_SECRET), &sealing(NEW_SECRET)).await;
+        let answer = step_three
+            .approved_on_b(&step_three.asked_on_a().await)
+            .await;
+        assert!(refused(&answer), "{answer}");
+        assert_eq!(cleared(&step_three.script), 0, "clear_board never ran");
+    }
 }
 
-#[tokio::test]
-async fn the_board_refuses_a_short_state_secret() {
+/// The board run with the environment `env`, which must make it refuse to start: its stderr.
+async fn refused_start(env: &[(&str, &str)]) -> String {
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_board"))
         .args(["--http", &common::free_addr().to_string()])
-        .env("LADOGA_STATE_SECRET", "too short")
+        .envs(env.iter().copied())
         .stdin(std::process::Stdio::null())
         .output()
         .await
         .expect("the board runs");
     assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[tokio::test]
+async fn the_board_refuses_a_short_state_secret() {
+    let stderr = refused_start(&[("LADOGA_STATE_SECRET", "too short")]).await;
     assert!(stderr.contains("LADOGA_STATE_SECRET"), "{stderr}");
     assert!(stderr.contains("at least 32 bytes"), "{stderr}");
+
+    let long = "a request-state secret of 40 bytes, long";
+    let accepted_short = [
+        ("LADOGA_STATE_SECRET", long),
+        ("LADOGA_STATE_SECRET_ACCEPTED", "too short"),
+    ];
+    let stderr = refused_start(&accepted_short).await;
+    assert!(stderr.contains("LADOGA_STATE_SECRET_ACCEPTED"), "{stderr}");
+    assert!(stderr.contains("at least 32 bytes"), "{stderr}");
+
+    let stderr = refused_start(&[("LADOGA_STATE_SECRET_ACCEPTED", long)]).await;
+    assert!(stderr.contains("set LADOGA_STATE_SECRET"), "{stderr}");
 }
 
 #[tokio::test]

@@ -9,9 +9,12 @@ use sha2::{Digest, Sha256};
 /// The length of a nonce, which leads every sealed run.
 const NONCE: usize = 12;
 
-/// The key paused runs are sealed with.
+/// The key paused runs are sealed with, and the keys they are also opened with: a key being
+/// rotated in or out.
+#[derive(Clone)]
 pub(crate) struct Seal {
     cipher: ChaCha20Poly1305,
+    accepted: Vec<ChaCha20Poly1305>,
 }
 
 impl Seal {
@@ -27,13 +30,16 @@ impl Seal {
     /// The key derived from `secret`: every process given the same secret opens the runs any
     /// of them sealed.
     pub(crate) fn from_secret(secret: &[u8]) -> Self {
-        let mut hash = Sha256::new();
-        hash.update(b"ladoga:paused-run:v1\0");
-        hash.update(secret);
-        let key = hash.finalize();
         Self {
-            cipher: ChaCha20Poly1305::new_from_slice(&key).expect("a 32-byte key"),
+            cipher: cipher(secret),
+            accepted: Vec::new(),
         }
+    }
+
+    /// This seal opening the runs sealed with `secret` too.
+    pub(crate) fn accepting(mut self, secret: &[u8]) -> Self {
+        self.accepted.push(cipher(secret));
+        self
     }
 
     /// `run`, the paused run `id`, sealed: a nonce, then the ciphertext and its tag.
@@ -64,17 +70,25 @@ impl Seal {
             return None;
         }
         let (nonce, sealed) = sealed.split_at(NONCE);
-        let nonce: [u8; NONCE] = nonce.try_into().ok()?;
-        self.cipher
-            .decrypt(
-                &Nonce::from(nonce),
-                Payload {
+        let nonce = Nonce::from(<[u8; NONCE]>::try_from(nonce).ok()?);
+        std::iter::once(&self.cipher)
+            .chain(&self.accepted)
+            .find_map(|cipher| {
+                let payload = Payload {
                     msg: sealed,
                     aad: id.as_bytes(),
-                },
-            )
-            .ok()
+                };
+                cipher.decrypt(&nonce, payload).ok()
+            })
     }
+}
+
+/// The cipher of the key derived from `secret`.
+fn cipher(secret: &[u8]) -> ChaCha20Poly1305 {
+    let mut hash = Sha256::new();
+    hash.update(b"ladoga:paused-run:v1\0");
+    hash.update(secret);
+    ChaCha20Poly1305::new_from_slice(&hash.finalize()).expect("a 32-byte key")
 }
 
 #[cfg(test)]
@@ -112,5 +126,23 @@ mod tests {
         altered[last] ^= 1;
         assert!(seal.open("run-1", &altered).is_none(), "altered");
         assert!(seal.open("run-1", b"short").is_none());
+    }
+
+    #[test]
+    fn a_run_sealed_with_an_accepted_key_opens_and_new_runs_are_sealed_with_the_active_one() {
+        let (old, new) = (
+            b"the old shared secret, 32 bytes long".as_slice(),
+            b"the new shared secret, 32 bytes long".as_slice(),
+        );
+        let before = Seal::from_secret(old).seal("run-1", b"kept").unwrap();
+        let rotated = Seal::from_secret(new).accepting(old);
+        assert_eq!(
+            rotated.open("run-1", &before).as_deref(),
+            Some(&b"kept"[..])
+        );
+        let after = rotated.seal("run-2", b"new").unwrap();
+        assert!(Seal::from_secret(new).open("run-2", &after).is_some());
+        assert!(Seal::from_secret(old).open("run-2", &after).is_none());
+        assert!(Seal::from_secret(new).open("run-1", &before).is_none());
     }
 }

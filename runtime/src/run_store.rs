@@ -70,6 +70,15 @@ impl Runs {
         self
     }
 
+    /// Opens the runs sealed with `secret` too, still sealing with the one
+    /// [`Self::with_secret`] gave: a secret being rotated. Give every replica the new secret
+    /// this way first, then make it theirs with `with_secret` and accept the old one, and drop
+    /// the old one once the runs it sealed have expired ([`PAUSED_RUN_TTL`]).
+    pub fn accepting(mut self, secret: impl AsRef<[u8]>) -> Self {
+        self.seal = Arc::new(Arc::unwrap_or_clone(self.seal).accepting(secret.as_ref()));
+        self
+    }
+
     /// The seal.
     pub(crate) fn seal(&self) -> &Seal {
         &self.seal
