@@ -50,11 +50,6 @@ async fn the_python_sdk_calls_plan_week_over_stdio() {
     peer::check_progress(&answer);
 }
 
-const APPROVER: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../tests/peers/python_approval.py"
-);
-
 /// `plan_week` on `board --auth` for an admin whose Python client answers every approval
 /// question with `answer`, the model asking for `clear_board` once: the client's JSON line, and
 /// the requests the model got.
@@ -67,14 +62,8 @@ async fn python_admin_answering(answer: &str) -> (Value, Vec<ladoga::testing::Se
         });
     let model = script.serve().await.expect("serves");
     let (_board, addr) = common::auth::board_with_auth(&model.url()).await;
-    let python = std::env::var("LADOGA_PYTHON")
-        .expect("LADOGA_PYTHON names a Python with the MCP SDK (see scripts/test)");
-    let mut client = Command::new(python);
-    client
-        .arg(APPROVER)
-        .args([&format!("http://{addr}/mcp"), answer])
-        .env("LADOGA_TOKEN", common::auth::admin("alice"));
-    let line = peer::run(client).await;
+    let url = format!("http://{addr}/mcp");
+    let line = peer::python_as_admin("LADOGA_PYTHON", "python_approval.py", &[&url, answer]).await;
     (line, script.requests())
 }
 

@@ -18,7 +18,6 @@ use std::time::Duration;
 use common::peer;
 use ladoga::testing::{Reply, ScriptedModel, SeenRequest};
 use serde_json::{Value, json};
-use tokio::process::Command;
 
 /// The client, and the variable naming the Python it runs on, for this build's generation.
 #[cfg(not(feature = "legacy-spec"))]
@@ -30,18 +29,8 @@ const CLIENT: (&str, &str) = ("python_legacy_task.py", "LADOGA_PYTHON_LEGACY");
 /// line.
 pub async fn python_task(addr: SocketAddr, args: &[&str]) -> Value {
     let (client, python) = CLIENT;
-    let python = std::env::var(python)
-        .unwrap_or_else(|_| panic!("{python} names a Python with the MCP SDK (see scripts/test)"));
-    let mut command = Command::new(python);
-    command
-        .arg(format!(
-            "{}/../tests/peers/{client}",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .arg(format!("http://{addr}/mcp"))
-        .args(args)
-        .env("LADOGA_TOKEN", common::auth::admin("alice"));
-    peer::run(command).await
+    let url = format!("http://{addr}/mcp");
+    peer::python_as_admin(python, client, &[&[url.as_str()], args].concat()).await
 }
 
 /// The statuses the client saw, a status seen twice in a row once.

@@ -52,6 +52,7 @@ mod rounds {
     use common::auth::{SECRET, SECRET_VAR, admin};
     use common::board_over_http_with_env;
     use common::nginx::Routing;
+    use common::peer::python_as_admin;
     use common::rounds::{
         approve, cleared, clearing_model, question, refused, request, round, text,
     };
@@ -365,17 +366,8 @@ mod rounds {
         let model = script.serve().await.expect("serves");
         let balanced = Balanced::start(&model.url(), &redis, &db).await;
 
-        let python = std::env::var("LADOGA_PYTHON")
-            .expect("LADOGA_PYTHON names a Python with the MCP SDK (see scripts/test)");
-        let mut client = tokio::process::Command::new(python);
-        client
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../tests/peers/python_approval.py"
-            ))
-            .args([&balanced.nginx.url(), "accept"])
-            .env("LADOGA_TOKEN", admin("alice"));
-        let line = common::peer::run(client).await;
+        let url = balanced.nginx.url();
+        let line = python_as_admin("LADOGA_PYTHON", "python_approval.py", &[&url, "accept"]).await;
 
         assert_eq!(line["is_error"], false, "{line}");
         assert_eq!(line["text"], "Done: Removed 2 tasks", "{line}");
@@ -466,17 +458,8 @@ mod rounds {
         let routing = Routing::TasksByCaller(&["plan_week"]);
         let balanced = Balanced::routed(&model.url(), &redis, &db, routing).await;
 
-        let python = std::env::var("LADOGA_PYTHON")
-            .expect("LADOGA_PYTHON names a Python with the MCP SDK (see scripts/test)");
-        let mut client = tokio::process::Command::new(python);
-        client
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../tests/peers/python_task.py"
-            ))
-            .args([&balanced.nginx.url(), "accept"])
-            .env("LADOGA_TOKEN", admin("alice"));
-        let line = common::peer::run(client).await;
+        let url = balanced.nginx.url();
+        let line = python_as_admin("LADOGA_PYTHON", "python_task.py", &[&url, "accept"]).await;
 
         assert_eq!(line["status"], "completed", "{line}");
         assert_eq!(line["text"], "Done: Removed 2 tasks", "{line}");

@@ -13,6 +13,22 @@ pub fn script() -> ScriptedModel {
     ])
 }
 
+/// The Python peer `script` of `tests/peers/` run, as Alice the admin (`LADOGA_TOKEN`), by the
+/// Python the variable `python` names, with `args`: the JSON line it prints.
+pub async fn python_as_admin(python: &str, script: &str, args: &[&str]) -> Value {
+    let interpreter = std::env::var(python)
+        .unwrap_or_else(|_| panic!("{python} names a Python with the MCP SDK (see scripts/test)"));
+    let mut client = Command::new(interpreter);
+    client
+        .arg(format!(
+            "{}/../tests/peers/{script}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .args(args)
+        .env("LADOGA_TOKEN", super::auth::admin("alice"));
+    run(client).await
+}
+
 /// Runs the peer client and reads the JSON line it prints.
 pub async fn run(mut client: Command) -> Value {
     let output = client

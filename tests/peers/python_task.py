@@ -34,27 +34,26 @@ REPORT_KEY = "io.github.ladoga-rs/run"
 TERMINAL = {"completed", "failed", "cancelled"}
 
 
-class TaskHandle(types.Result):
+class Task(types.Result):
+    """A task's own fields, as both its creation and `tasks/get` give them."""
+
+    task_id: str
+    status: str
+    status_message: str | None = None
+    created_at: str
+    ttl_ms: int | None = None
+    poll_interval_ms: int | None = None
+
+
+class TaskHandle(Task):
     """What a task-augmented `tools/call` answers: the task it started."""
 
     result_type: Literal["task"]
-    task_id: str
-    status: str
-    status_message: str | None = None
-    created_at: str
-    ttl_ms: int | None = None
-    poll_interval_ms: int | None = None
 
 
-class TaskState(types.Result):
+class TaskState(Task):
     """What `tasks/get` answers: the task, with its questions, result or error by status."""
 
-    task_id: str
-    status: str
-    status_message: str | None = None
-    created_at: str
-    ttl_ms: int | None = None
-    poll_interval_ms: int | None = None
     input_requests: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
