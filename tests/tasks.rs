@@ -1,6 +1,7 @@
-//! `plan_week` run as an MCP task by bare MCP 2026-07-28 requests to the real `board` binary
-//! (its `TaskProgress` registered), the scripted model over HTTP: what `tasks/get` says while
-//! the run works, against what the task's creation said.
+//! Orchestrators run as MCP tasks, by bare MCP 2026-07-28 requests: `plan_week` on the real
+//! `board` binary (its `TaskProgress` registered), what `tasks/get` says while the run works
+//! against what the task's creation said; and an orchestrator that runs only as a task. The
+//! scripted model over HTTP.
 #![cfg(not(feature = "legacy-spec"))]
 
 mod common;
@@ -11,8 +12,16 @@ use std::time::Duration;
 use common::auth::admin;
 use common::rounds::request;
 use ladoga::testing::{Reply, ScriptedModel};
+use ladoga::{TaskProgress, orchestrator};
+use neva::App;
 use neva::types::Task;
 use serde_json::{Value, json};
+
+/// Plans around a focus, only ever as an MCP task.
+#[orchestrator(task_support = "required")]
+async fn plan_as_task(focus: String) -> String {
+    format!("Plan around {focus}.")
+}
 
 /// A model that adds a task, thinks for a second and a half, and answers.
 fn slow_planner() -> ScriptedModel {
@@ -92,6 +101,44 @@ async fn once_the_run_answers_tasks_get_is_nevas_with_the_result() {
                 2
             );
             assert!(got["result"]["statusMessage"].is_null(), "{got}");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the task did not complete");
+}
+
+#[tokio::test]
+async fn a_required_task_orchestrator_refuses_a_plain_call_and_runs_as_a_task() {
+    let script = ScriptedModel::new([Reply::text("Planned.")]);
+    let model = script.serve().await.expect("serves");
+    let app = App::new()
+        .with_options(|opt| opt.with_tasks())
+        .add_singleton(model.model());
+    let server = common::Server::start(TaskProgress::new().serve(app)).await;
+    let (addr, token) = (server.addr, "no auth here");
+    let call = |task: Option<Value>| {
+        let mut params = json!({"name": "plan_as_task", "arguments": {"focus": "the release"}});
+        if let Some(task) = task {
+            params["task"] = task;
+        }
+        request(addr, token, "tools/call", params)
+    };
+
+    let plain = call(None).await;
+    let refusal = plain["error"]["message"].as_str().unwrap_or_default();
+    assert!(refusal.contains("task augmented"), "{plain}");
+    assert!(script.requests().is_empty(), "the model was not asked");
+
+    let started = call(Some(json!({}))).await;
+    assert_eq!(started["result"]["resultType"], "task", "{started}");
+    let id = started["result"]["taskId"].as_str().expect("an id");
+    for _ in 0..100 {
+        let got = request(addr, token, "tasks/get", json!({"taskId": id})).await;
+        if got["result"]["status"] == "completed" {
+            assert_eq!(got["result"]["result"]["content"][0]["text"], "Planned.");
+            assert_eq!(script.requests().len(), 1);
+            server.stop().await;
             return;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
