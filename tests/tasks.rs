@@ -39,16 +39,16 @@ async fn start(addr: SocketAddr, task: Value) -> Value {
     started["result"].clone()
 }
 
-/// `tasks/get` of `id` every 50 ms until one says it is working with a message, then that one.
-async fn progress_of(addr: SocketAddr, id: &str) -> Value {
+/// `tasks/get` of `id` every 50 ms until one says `message`, then that one.
+async fn saying(addr: SocketAddr, id: &str, message: &str) -> Value {
     for _ in 0..60 {
         let got = request(addr, &admin("alice"), "tasks/get", json!({"taskId": id})).await;
-        if got["result"]["statusMessage"].is_string() {
+        if got["result"]["statusMessage"] == message {
             return got["result"].clone();
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("no tasks/get of {id} said how the run went");
+    panic!("no tasks/get of {id} said {message:?}");
 }
 
 /// The task a result is, read as neva reads one.
@@ -65,13 +65,10 @@ async fn a_working_tasks_status_message_is_its_runs_progress_and_the_rest_is_as_
     for asked in [json!({}), json!({"ttl": 90_000})] {
         let created = start(addr, asked.clone()).await;
         let id = created["taskId"].as_str().expect("an id");
-        let working = progress_of(addr, id).await;
+        // The turn's line, then its call's, which stays while the model thinks.
+        let working = saying(addr, id, "turn 1/8: add_task answered").await;
 
         assert_eq!(working["status"], "working", "{working}");
-        assert_eq!(
-            working["statusMessage"], "turn 1/8: add_task answered",
-            "{working}"
-        );
         assert_eq!(working["resultType"], "complete", "{working}");
         assert_eq!(working["taskId"], created["taskId"]);
         // neva's own `ttlMs` for the task, whether the caller asked for one or not.
