@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::auth::{
     SECRET, SECRET_VAR, board_with_auth, client_with, connect_as, now, token, valid_token,
 };
-use common::{free_addr, text};
+use common::free_addr;
 use ladoga::testing::{Reply, ScriptedModel};
 use neva::prelude::*;
 use neva::types::elicitation::{ElicitRequestParams, ElicitResult};
@@ -49,13 +49,7 @@ async fn plan_week_approving(addr: SocketAddr, token: &str) -> (String, Vec<Stri
 
 /// `plan_week` called by `client`: its answer.
 async fn plan_week_with(client: Client) -> String {
-    let result = client
-        .tools()
-        .call("plan_week", [("focus", "the release")])
-        .await
-        .expect("tools/call");
-    assert!(!result.is_error, "{result:?}");
-    let answer = text(&result);
+    let answer = common::plan_week(&client).await;
     client.disconnect().await.expect("disconnects");
     answer
 }

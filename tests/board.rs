@@ -83,13 +83,10 @@ async fn plan_week_runs_the_model_over_the_boards_tools() {
     let (_board, addr) = board_over_http(&model.url(), "scripted").await;
     let client = connect(addr).await;
 
-    let result = client
-        .tools()
-        .call("plan_week", [("focus", "the release")])
-        .await
-        .expect("tools/call");
-    assert!(!result.is_error, "{result:?}");
-    assert_eq!(text(&result), "This week: one task done, one to go.");
+    assert_eq!(
+        common::plan_week(&client).await,
+        "This week: one task done, one to go."
+    );
 
     let requests = script.requests();
     assert_eq!(requests.len(), 3, "one request per model answer");
@@ -145,12 +142,10 @@ async fn over_stdio_plan_week_answers_and_the_server_exits_when_stdin_closes() {
         .with_timeout(Duration::from_secs(60))
     });
     client.connect().await.expect("connects over stdio");
-    let result = client
-        .tools()
-        .call("plan_week", [("focus", "the release")])
-        .await
-        .expect("tools/call");
-    assert_eq!(text(&result), "This week: one task done, one to go.");
+    assert_eq!(
+        common::plan_week(&client).await,
+        "This week: one task done, one to go."
+    );
     client.disconnect().await.expect("disconnects");
     assert_eq!(script.requests().len(), 3);
 }
@@ -222,13 +217,10 @@ async fn with_remote_plan_week_offers_the_remote_servers_tools_too() {
     });
     client.connect().await.expect("connects");
 
-    let result = client
-        .tools()
-        .call("plan_week", [("focus", "the release")])
-        .await
-        .expect("tools/call");
-    assert!(!result.is_error, "{result:?}");
-    assert_eq!(text(&result), "Six hours a day: two tasks.");
+    assert_eq!(
+        common::plan_week(&client).await,
+        "Six hours a day: two tasks."
+    );
 
     let requests = script.requests();
     let mut offered = requests[0].tool_names();

@@ -168,6 +168,17 @@ pub async fn wait_for(addr: SocketAddr) {
     panic!("nothing listens at {addr} after 30 s");
 }
 
+/// `plan_week`'s answer to `client` for the focus "the release", which must not be an error.
+pub async fn plan_week(client: &Client) -> String {
+    let result = client
+        .tools()
+        .call("plan_week", [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    text(&result)
+}
+
 /// The text of a tool result, its blocks joined.
 pub fn text(result: &CallToolResponse) -> String {
     result
