@@ -59,6 +59,14 @@ pub enum RunError {
          by another retry; call the tool again"
     )]
     Gone,
+    /// The server stopped the run as it shut down: its grace period ([`Drain`](crate::Drain))
+    /// ended while the run was going. `ran` names the calls that had run, if any, so the caller
+    /// can decide whether to call again.
+    #[error("the server stopped this run as it shut down; call the tool again{}", ran_note(ran))]
+    Stopped {
+        /// The calls that ran before it stopped, as `add_task (turn 1)`.
+        ran: Vec<String>,
+    },
     /// A paused run could not be kept or read back.
     #[error("the paused run could not be kept: {0}")]
     Store(String),
@@ -73,4 +81,13 @@ pub enum RunError {
         /// Why the last answer did not parse.
         error: String,
     },
+}
+
+/// What a caller is told of the calls a run that did not finish had already made.
+fn ran_note(ran: &[String]) -> String {
+    if ran.is_empty() {
+        String::new()
+    } else {
+        format!(" (these calls had already run: {})", ran.join(", "))
+    }
 }

@@ -43,10 +43,12 @@
 mod approvals;
 mod brief;
 mod briefing;
+mod drain;
 mod elicitation;
 mod error;
 mod fallback;
 mod limits;
+pub mod metrics;
 mod model;
 mod on_limit;
 mod orchestration;
@@ -85,6 +87,7 @@ mod readme {}
 
 pub use approvals::{Approval, Approvals, Approver, AskFuture, Asked, Decision, Question};
 pub use brief::IntoBrief;
+pub use drain::Drain;
 pub use error::RunError;
 pub use fallback::Fallback;
 pub use ladoga_macros::orchestrator;

@@ -97,6 +97,18 @@ impl RunStore for RedisStore {
             Ok(run)
         })
     }
+
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            redis::cmd("PING").query_async::<()>(&mut connection).await?;
+            Ok(())
+        })
+    }
+
+    fn is_local(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(not(feature = "legacy-spec"))]

@@ -38,6 +38,24 @@ pub trait RunStore: Send + Sync {
     /// Removes and returns the run under `id`, if one is there and has not expired. A run is
     /// taken, not read: two retries of one round cannot both resume it.
     fn take<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<Vec<u8>>>;
+
+    /// Whether the store answers now: a readiness probe asks this. A store in the process always
+    /// does, the default.
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Whether what it keeps lives in this process only (and is lost when it stops), the
+    /// default; a store every replica shares says `false`.
+    fn is_local(&self) -> bool {
+        true
+    }
+
+    /// How many runs it keeps in this process, when it knows: a server that stops waits for
+    /// them to be answered within its grace period.
+    fn held_here(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// The [`RunStore`] an [`Orchestrator`](crate::Orchestrator) uses, as a server registers it in
@@ -96,6 +114,21 @@ impl Runs {
     pub(crate) fn store(&self) -> &dyn RunStore {
         &*self.store
     }
+
+    /// Whether the store answers now ([`RunStore::ping`]), for a readiness probe.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.store.ping().await
+    }
+
+    /// Whether the runs paused here live in this process only ([`RunStore::is_local`]).
+    pub fn is_local(&self) -> bool {
+        self.store.is_local()
+    }
+
+    /// How many paused runs this process holds, when its store knows ([`RunStore::held_here`]).
+    pub fn held_here(&self) -> Option<usize> {
+        self.store.held_here()
+    }
 }
 
 impl std::fmt::Debug for Runs {
@@ -144,6 +177,16 @@ impl RunStore for MemoryRuns {
             .filter(|(expires, _)| *expires > Instant::now())
             .map(|(_, run)| run);
         Box::pin(std::future::ready(Ok(run)))
+    }
+
+    fn held_here(&self) -> Option<usize> {
+        let now = Instant::now();
+        Some(
+            self.runs()
+                .values()
+                .filter(|(expires, _)| *expires > now)
+                .count(),
+        )
     }
 }
 
