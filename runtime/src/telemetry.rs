@@ -102,6 +102,7 @@ fn error_type(error: &RunError) -> &'static str {
         RunError::Paused(_) => "paused",
         RunError::Gone => "gone",
         RunError::Store(_) => "store",
+        RunError::Stopped { .. } => "stopped",
         RunError::TurnLimit { .. }
         | RunError::Deadline { .. }
         | RunError::Budget { .. }
