@@ -50,11 +50,17 @@ impl Shared {
                      secret that seals them: set {SECRET_VAR} or {SECRET_FILE_VAR}"
                 ));
             }
-            Some(url) => Some(
-                ladoga::RedisStore::connect(url)
+            Some(url) => {
+                let store = ladoga::RedisStore::connect(url)
                     .await
-                    .map_err(|error| format!("cannot use the Redis server at `{url}`: {error}"))?,
-            ),
+                    .map_err(|error| format!("cannot use the Redis server at `{url}`: {error}"))?;
+                // A Redis that is away now is no reason not to start: the board serves the calls
+                // that need no store, reports itself unready, and uses Redis once it answers.
+                if let Err(error) = ladoga::RunStore::ping(&store).await {
+                    tracing::warn!(target: "ladoga", %error, "Redis does not answer yet: calls that pause for an answer fail until it does");
+                }
+                Some(store)
+            }
             None => None,
         };
         Ok(Self {
@@ -64,10 +70,24 @@ impl Shared {
         })
     }
 
+    /// Where the board's runs wait while their callers answer: in Redis, sealed with the shared
+    /// secret, when given; else in this process ([`ladoga::Runs::in_process`]).
+    pub fn runs(&self) -> ladoga::Runs {
+        let (Some(redis), Some(secret)) = (&self.redis, &self.secret) else {
+            return ladoga::Runs::in_process();
+        };
+        let runs = ladoga::Runs::new(redis.clone()).with_secret(secret);
+        match &self.accepted {
+            Some(accepted) => runs.accepting(accepted),
+            None => runs,
+        }
+    }
+
     /// `app` sealing its rounds with the shared secret, and keeping its paused runs (sealed with
     /// the same secret) and final rounds in Redis, where given. Under `legacy-spec` a run never
     /// pauses and there is no `requestState`: only the runs' store applies.
     pub fn apply(self, app: App) -> App {
+        let runs = self.runs();
         let Some(secret) = self.secret else {
             return app;
         };
@@ -83,11 +103,6 @@ impl Shared {
         };
         let Some(redis) = self.redis else {
             return app;
-        };
-        let runs = ladoga::Runs::new(redis.clone()).with_secret(&secret);
-        let runs = match &self.accepted {
-            Some(accepted) => runs.accepting(accepted),
-            None => runs,
         };
         #[cfg(not(feature = "legacy-spec"))]
         let app = app.with_request_state_store(redis);

@@ -246,6 +246,14 @@ pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Asked> + Send + 'a>>;
 pub trait Approver: Send + Sync {
     /// Asks about one call.
     fn ask<'a>(&'a self, question: &'a Question) -> AskFuture<'a>;
+
+    /// Whether a question it has no answer for yet is answered in a later round
+    /// ([`Asked::Later`]): the run then keeps its state before it asks, so that a state that
+    /// could not be kept ends the run without a question. `false` by default: an approver that
+    /// answers at once.
+    fn answers_later(&self) -> bool {
+        false
+    }
 }
 
 impl<F> Approver for F

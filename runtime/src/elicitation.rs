@@ -73,6 +73,19 @@ impl<'a> Elicitation<'a> {
 }
 
 impl Approver for Elicitation<'_> {
+    #[cfg(not(feature = "legacy-spec"))]
+    fn answers_later(&self) -> bool {
+        // A round that asks answers `input_required`; a task and a legacy caller are asked in
+        // place. A caller that cannot be asked is never asked.
+        let params: ElicitRequestParams = ElicitRequestParams::form(String::new()).into();
+        !self.ctx.is_task()
+            && self
+                .ctx
+                .client_capabilities()
+                .elicitation
+                .is_some_and(|modes| modes.allows(&params))
+    }
+
     fn ask<'a>(&'a self, question: &'a Question) -> AskFuture<'a> {
         Box::pin(async move {
             // A form with nothing to fill: accepting approves.

@@ -52,13 +52,55 @@ pub enum RunError {
     /// neva to answer the round with the question (`input_required`, MCP 2026-07-28).
     #[error("the run waits for its caller's answer")]
     Paused(neva::error::Error),
-    /// The round carries the answer for a run that is no longer kept: it ended, its time to be
-    /// answered ran out, or another retry of the same round resumed it. It is never run again.
+    /// The round carries the answer for a run that is no longer kept: its store lost it (a
+    /// restart that kept nothing), or another retry of the same round took it. It is never run
+    /// again. [`RunError::Lost`] when calls had already run.
     #[error(
-        "this run can no longer go on: it ended, waited too long for an answer, or was resumed \
-         by another retry; call the tool again"
+        "this run can no longer go on: its paused state is gone (its store lost it, or another \
+         retry of this round took it); call the tool again"
     )]
     Gone,
+    /// [`RunError::Gone`], for a run whose calls had already run: `ran` names them (as
+    /// `` `add_task` in turn 1 ``), so the person or agent calling can decide whether to call
+    /// again.
+    #[error(
+        "this run can no longer go on: its paused state is gone (its store lost it, or another \
+         retry of this round took it){}; calling the tool again may run them again",
+        ran_note(ran)
+    )]
+    Lost {
+        /// The calls that had run.
+        ran: Vec<String>,
+    },
+    /// The run stopped for a question, but its state could not be kept (the store did not
+    /// answer): the caller is not asked a question whose answer could not be used.
+    #[error(
+        "the run's state could not be kept (the store did not answer), so its caller was not \
+         asked to approve{}; call the tool again",
+        ran_note(ran)
+    )]
+    NotKept {
+        /// The calls that had run.
+        ran: Vec<String>,
+    },
+    /// The round carries an answer, but the paused run could not be read (the store did not
+    /// answer). Nothing of it ran in this round; sending the same answer again retries.
+    #[error(
+        "the paused run could not be read (the store did not answer), so nothing ran in this \
+         round{}; send the same answer again to retry",
+        ran_note(ran)
+    )]
+    Unread {
+        /// The calls that had run in earlier rounds.
+        ran: Vec<String>,
+    },
+    /// The round could not be locked against its own retries (the store did not answer), so it
+    /// did not run: two retries must never both run it. Sending the same answer again retries.
+    #[error(
+        "this round could not be locked against its retries (the store did not answer), so \
+         nothing ran; send the same answer again to retry"
+    )]
+    Unlocked,
     /// The server stopped the run as it shut down: its grace period ([`Drain`](crate::Drain))
     /// ended while the run was going. `ran` names the calls that had run, if any, so the caller
     /// can decide whether to call again.

@@ -318,7 +318,7 @@ impl Orchestrator {
     {
         let run = self.prepare(ctx, brief).await?;
         let approver = self.approver(ctx);
-        self.orchestration(model, &run.tools, &approver)
+        self.orchestration(ctx, model, &run.tools, &approver)
             .asking(run.keeper.as_ref(), run.approvals, &approver)
             .run(run.brief)
             .await
@@ -338,7 +338,7 @@ impl Orchestrator {
     {
         let run = self.prepare(ctx, brief).await?;
         let approver = self.approver(ctx);
-        self.orchestration(model, &run.tools, &approver)
+        self.orchestration(ctx, model, &run.tools, &approver)
             .asking(run.keeper.as_ref(), run.approvals, &approver)
             .run_as(run.brief)
             .await
@@ -429,9 +429,11 @@ impl Orchestrator {
         Elicitation::new(ctx)
     }
 
-    /// The loop over `tools` with these settings, telling the task `approver` tells.
+    /// The loop over `tools` with these settings for `ctx`'s call, telling the task `approver`
+    /// tells.
     fn orchestration<'a, M>(
         &self,
+        ctx: &Context,
         model: &'a M,
         tools: &'a ToolUnion,
         #[cfg_attr(feature = "legacy-spec", allow(unused_variables))] approver: &Elicitation<'_>,
@@ -442,6 +444,10 @@ impl Orchestrator {
         let mut run = Orchestration::new(model, tools)
             .limits(self.limits.clone())
             .progress(self.progress.clone());
+        // The server's shutdown, if it registered one, stops the run at the end of its grace.
+        if let Ok(drain) = ctx.resolve::<crate::Drain>() {
+            run = run.drain(drain);
+        }
         #[cfg(not(feature = "legacy-spec"))]
         {
             run = run.telling(approver.task());

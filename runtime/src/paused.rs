@@ -9,6 +9,7 @@ use svir::{Completion, Request};
 use crate::RunError;
 use crate::approvals::Approval;
 use crate::orchestration::AnsweredBy;
+use crate::ran::{self, Ran};
 use crate::repeats::Repeats;
 use crate::run_store::{PAUSED_RUN_TTL, Runs};
 
@@ -31,6 +32,9 @@ pub(crate) struct Paused {
     /// The part of the run's time bound used so far; the time a person takes to answer is not.
     pub(crate) spent: Option<Duration>,
     pub(crate) answered_by: Option<AnsweredBy>,
+    /// The calls that ran so far (none in a run paused before this was kept).
+    #[serde(default)]
+    pub(crate) ran: Vec<Ran>,
 }
 
 /// Keeps one run across the rounds of its tool call: its id, sealed in the round's
@@ -39,6 +43,11 @@ pub(crate) struct Keeper {
     runs: Runs,
     id: String,
     resumed: Mutex<Option<Paused>>,
+    /// The tool call whose rounds the run pauses between, and the orchestrating tool's name:
+    /// each round's sealed state notes the calls that ran, so a round that finds its run lost
+    /// can still name them.
+    #[cfg(not(feature = "legacy-spec"))]
+    call: Option<(neva::Context, String)>,
 }
 
 impl Keeper {
@@ -49,6 +58,8 @@ impl Keeper {
             runs,
             id: new_id(),
             resumed: Mutex::new(None),
+            #[cfg(not(feature = "legacy-spec"))]
+            call: None,
         }
     }
 
@@ -72,19 +83,38 @@ impl Keeper {
             })
             .await
             .map_err(|error| RunError::Store(error.to_string()))?;
+        let call = Some((ctx.clone(), agent.to_owned()));
         if minted.load(Ordering::Relaxed) {
             return Ok(Self {
                 runs,
                 id,
                 resumed: Mutex::new(None),
+                call,
             });
         }
-        let kept = runs
-            .store()
-            .take(&id)
-            .await
-            .map_err(|error| RunError::Store(error.to_string()))?
-            .ok_or(RunError::Gone)?;
+        // A round whose store could not lock it against its retries never runs.
+        if crate::round_lock::round_unlocked() {
+            tracing::warn!(target: "ladoga", run = %id, "a round of the run is refused: its lock could not be taken; the caller may retry it");
+            return Err(RunError::Unlocked);
+        }
+        let kept = match runs.store().take(&id).await {
+            Ok(Some(kept)) => kept,
+            Ok(None) => {
+                let ran = noted(ctx, agent).await;
+                tracing::warn!(target: "ladoga", run = %id, ran = ?ran, "the paused run is not in its store: the store lost it (a restart that kept nothing?), or another retry of this round took it; the round ends");
+                return Err(if ran.is_empty() {
+                    RunError::Gone
+                } else {
+                    RunError::Lost { ran }
+                });
+            }
+            Err(error) => {
+                crate::metrics::store_failed("take");
+                let ran = noted(ctx, agent).await;
+                tracing::warn!(target: "ladoga", run = %id, %error, ran = ?ran, "the paused run could not be read: the round ends, and may be retried");
+                return Err(RunError::Unread { ran });
+            }
+        };
         let kept = runs.seal().open(&id, &kept).ok_or_else(|| {
             RunError::Store(
                 "the paused run does not verify: it was altered in the store, or sealed by a \
@@ -100,6 +130,7 @@ impl Keeper {
             runs,
             id,
             resumed: Mutex::new(Some(paused)),
+            call,
         })
     }
 
@@ -118,7 +149,9 @@ impl Keeper {
         self.lock().take()
     }
 
-    /// Keeps `paused` until the caller's next round.
+    /// Keeps `paused` until the caller's next round, before the caller is asked: a run whose
+    /// state could not be kept ends, and its caller is never asked a question whose answer could
+    /// not be used.
     pub(crate) async fn keep(&self, paused: &Paused) -> Result<(), RunError> {
         let bytes = serde_json::to_vec(paused)
             .map_err(|error| RunError::Store(format!("the run could not be written: {error}")))?;
@@ -127,12 +160,27 @@ impl Keeper {
             .seal()
             .seal(&self.id, &bytes)
             .map_err(RunError::Store)?;
-        tracing::info!(target: "ladoga", run = %self.id, bytes = bytes.len(), "the run waits for its caller's answer");
-        self.runs
-            .store()
-            .put(&self.id, bytes, PAUSED_RUN_TTL)
-            .await
-            .map_err(|error| RunError::Store(error.to_string()))
+        let size = bytes.len();
+        if let Err(error) = self.runs.store().put(&self.id, bytes, PAUSED_RUN_TTL).await {
+            crate::metrics::store_failed("put");
+            let ran = ran::named(&paused.ran);
+            tracing::warn!(target: "ladoga", run = %self.id, %error, ran = ?ran, "the run's state could not be kept: its caller is not asked, and the run ends");
+            return Err(RunError::NotKept { ran });
+        }
+        #[cfg(not(feature = "legacy-spec"))]
+        if let Some((ctx, agent)) = &self.call {
+            note(ctx, agent, &paused.ran).await;
+        }
+        tracing::info!(target: "ladoga", run = %self.id, bytes = size, "the run waits for its caller's answer");
+        Ok(())
+    }
+
+    /// Lets go of the state [`Self::keep`] kept, when the run went on without pausing after all.
+    pub(crate) async fn discard(&self) {
+        if let Err(error) = self.runs.store().take(&self.id).await {
+            crate::metrics::store_failed("take");
+            tracing::warn!(target: "ladoga", run = %self.id, %error, "a state kept for a question that was not asked could not be removed: it expires by itself");
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Paused>> {
@@ -145,4 +193,50 @@ impl Keeper {
 /// A run id nobody can guess: 128 random bits.
 pub(crate) fn new_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// The sealed-state key under which a round notes the calls that ran from the `from`-th on.
+#[cfg(not(feature = "legacy-spec"))]
+fn ran_key(agent: &str, from: usize) -> String {
+    format!("ladoga/ran/{agent}/{from}")
+}
+
+/// Notes in the round's sealed state the calls of `ran` that earlier rounds have not (at most
+/// [`ran::NOTED`] in all): each round adds the calls since the last, under the key of the first.
+#[cfg(not(feature = "legacy-spec"))]
+async fn note(ctx: &neva::Context, agent: &str, ran: &[Ran]) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let ran = &ran[..ran.len().min(ran::NOTED)];
+    let mut from = 0;
+    while from < ran.len() {
+        let added = AtomicBool::new(false);
+        let noted: Vec<Ran> = ctx
+            .memo(ran_key(agent, from), async {
+                added.store(true, Ordering::Relaxed);
+                Ok(ran[from..].to_vec())
+            })
+            .await
+            .unwrap_or_default();
+        if added.load(Ordering::Relaxed) || noted.is_empty() {
+            return;
+        }
+        from += noted.len();
+    }
+}
+
+/// The calls the rounds before this one noted, as a caller reads them.
+#[cfg(not(feature = "legacy-spec"))]
+async fn noted(ctx: &neva::Context, agent: &str) -> Vec<String> {
+    let mut ran = Vec::new();
+    loop {
+        let noted: Vec<Ran> = ctx
+            .memo(ran_key(agent, ran.len()), async { Ok(Vec::new()) })
+            .await
+            .unwrap_or_default();
+        if noted.is_empty() {
+            return ran::named(&ran);
+        }
+        ran.extend(noted);
+    }
 }

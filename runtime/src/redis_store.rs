@@ -6,12 +6,28 @@
 //! final round must find the answer another replica committed, and wait while another replica
 //! is still committing it (neva's `RequestStateStore`, whose `reserve` is a lock every replica
 //! sees).
+//!
+//! Redis may restart under a running server. Every command is checked: one that fails on the
+//! connection (Redis restarted, or is away) is sent once more on a new connection, and one that
+//! still fails is an error the run reports, and a `warn` line, never silence.
 
 use std::time::Duration;
 
-use redis::aio::ConnectionManager;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{Cmd, FromRedisValue, RedisError};
 
 use crate::run_store::{RunStore, StoreError, StoreFuture};
+
+/// How long a command may wait for Redis's answer before it fails: a Redis that hangs is a
+/// Redis that does not answer.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long a new connection may take.
+const CONNECTION_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How many times a dropped connection is made again before a command fails: a few hundred
+/// milliseconds in all, so that a Redis that is away fails a call at once rather than holding it.
+const RECONNECTS: usize = 2;
 
 /// A Redis server shared by an MCP server's replicas: it keeps the runs paused for their
 /// caller's answer, as a [`RunStore`], and neva's final responses and their locks, as a
@@ -46,13 +62,40 @@ impl std::fmt::Debug for RedisStore {
     }
 }
 
+/// Why a command failed, without the server's address or anything else of the URL in it: this
+/// text may reach a caller.
+#[derive(Debug, thiserror::Error)]
+#[error("Redis did not answer ({0})")]
+struct NoAnswer(&'static str);
+
+impl NoAnswer {
+    fn of(error: &RedisError) -> Self {
+        Self(if error.is_timeout() {
+            "it timed out"
+        } else if error.is_connection_refusal() {
+            "the connection was refused"
+        } else if error.is_io_error() || error.is_connection_dropped() {
+            "the connection dropped"
+        } else {
+            "it answered with an error"
+        })
+    }
+}
+
 impl RedisStore {
     /// Connects to the Redis server at `url` (`redis://HOST:PORT/DB`), and reconnects by itself
     /// whenever the connection drops. Keys start with `ladoga:` unless [`Self::with_prefix`]
     /// says otherwise.
+    ///
+    /// A Redis that is not there yet is no error: the first command connects, and fails if it
+    /// still is not there. A URL that is not one is.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let client = redis::Client::open(url)?;
-        let connection = ConnectionManager::new(client).await?;
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_connection_timeout(Some(CONNECTION_TIMEOUT))
+            .set_number_of_retries(RECONNECTS);
+        let connection = ConnectionManager::new_lazy_with_config(client, config)?;
         Ok(Self {
             connection,
             prefix: "ladoga".to_owned(),
@@ -68,40 +111,65 @@ impl RedisStore {
     fn key(&self, kind: &str, id: &str) -> String {
         format!("{}:{kind}:{id}", self.prefix)
     }
+
+    /// Sends `command`, and once more on a new connection when the first failed on its
+    /// connection (a Redis restarted since the last command leaves a dead one behind).
+    async fn query<T: FromRedisValue>(&self, command: &Cmd) -> Result<T, NoAnswer> {
+        let mut connection = self.connection.clone();
+        match command.query_async(&mut connection).await {
+            Ok(answer) => Ok(answer),
+            Err(error) if on_connection(&error) => {
+                tracing::debug!(target: "ladoga", %error, "Redis dropped the connection: sending again");
+                command
+                    .query_async(&mut connection)
+                    .await
+                    .map_err(|error| {
+                        tracing::debug!(target: "ladoga", %error, "Redis did not answer");
+                        NoAnswer::of(&error)
+                    })
+            }
+            Err(error) => {
+                tracing::debug!(target: "ladoga", %error, "Redis answered with an error");
+                Err(NoAnswer::of(&error))
+            }
+        }
+    }
+}
+
+/// Whether `error` is the connection's, not the command's.
+fn on_connection(error: &RedisError) -> bool {
+    error.is_unrecoverable_error()
+        || error.is_io_error()
+        || error.is_connection_dropped()
+        || error.is_connection_refusal()
+        || error.is_timeout()
 }
 
 impl RunStore for RedisStore {
     fn put<'a>(&'a self, id: &'a str, run: Vec<u8>, ttl: Duration) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let mut connection = self.connection.clone();
             let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
-            redis::cmd("SET")
-                .arg(self.key("run", id))
-                .arg(run)
-                .arg("PX")
-                .arg(millis)
-                .query_async::<()>(&mut connection)
-                .await?;
+            let mut command = redis::cmd("SET");
+            command.arg(self.key("run", id)).arg(run).arg("PX").arg(millis);
+            self.query::<()>(&command).await?;
             Ok(())
         })
     }
 
     fn take<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
         Box::pin(async move {
-            let mut connection = self.connection.clone();
-            // Read and removed in one command: two replicas cannot both take one run.
-            let run = redis::cmd("GETDEL")
-                .arg(self.key("run", id))
-                .query_async::<Option<Vec<u8>>>(&mut connection)
-                .await?;
-            Ok(run)
+            // Read and removed in one command: two replicas cannot both take one run. Sent again
+            // after a dropped connection, it finds nothing if the first one took it: the run is
+            // then lost, never resumed twice.
+            let mut command = redis::cmd("GETDEL");
+            command.arg(self.key("run", id));
+            Ok(self.query::<Option<Vec<u8>>>(&command).await?)
         })
     }
 
     fn ping(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
-            let mut connection = self.connection.clone();
-            redis::cmd("PING").query_async::<()>(&mut connection).await?;
+            self.query::<()>(&redis::cmd("PING")).await?;
             Ok(())
         })
     }
@@ -118,6 +186,8 @@ mod final_rounds {
     use neva::app::mrtr_store::RequestStateStore;
     use neva::types::Response;
 
+    use crate::round_lock::Unlocked;
+
     /// How long a replica holds the lock on a final round before it lapses by itself: longer than
     /// any round runs, so it lapses only for a replica that died holding it.
     const LOCK_TTL: Duration = Duration::from_secs(60);
@@ -130,15 +200,16 @@ mod final_rounds {
 
     impl RequestStateStore for RedisStore {
         async fn get(&self, tag: &str) -> Option<Response> {
-            let mut connection = self.connection.clone();
-            let kept = redis::cmd("GET")
-                .arg(self.key("state", tag))
-                .query_async::<Option<Vec<u8>>>(&mut connection)
-                .await;
-            match kept {
+            let mut command = redis::cmd("GET");
+            command.arg(self.key("state", tag));
+            match self.query::<Option<Vec<u8>>>(&command).await {
                 Ok(kept) => kept.and_then(|bytes| serde_json::from_slice(&bytes).ok()),
                 Err(error) => {
-                    tracing::warn!(target: "ladoga", %error, "Redis did not answer for a final round");
+                    // The round cannot know whether it ran before: it must not run now. The
+                    // handler finds the round marked, as for a lock not taken.
+                    crate::metrics::store_failed("get");
+                    tracing::warn!(target: "ladoga", %error, "a final round's cached answer could not be read: the round is refused, and may be retried");
+                    crate::round_lock::mark_here();
                     None
                 }
             }
@@ -148,51 +219,54 @@ mod final_rounds {
             let Ok(bytes) = serde_json::to_vec(&response) else {
                 return;
             };
-            let mut connection = self.connection.clone();
-            let kept = redis::cmd("SET")
+            let mut command = redis::cmd("SET");
+            command
                 .arg(self.key("state", tag))
                 .arg(bytes)
                 .arg("EXAT")
-                .arg(exp.max(1))
-                .query_async::<()>(&mut connection)
-                .await;
-            if let Err(error) = kept {
-                tracing::warn!(target: "ladoga", %error, "Redis did not keep a final round");
+                .arg(exp.max(1));
+            if let Err(error) = self.query::<()>(&command).await {
+                crate::metrics::store_failed("commit");
+                tracing::warn!(target: "ladoga", %error, "a final round's answer was not kept: a retry of that round will be refused, not run again");
             }
         }
 
         async fn reserve(&self, tag: &str) -> Box<dyn Send> {
             let key = self.key("lock", tag);
             let token = uuid::Uuid::new_v4().simple().to_string();
-            let mut connection = self.connection.clone();
             let millis = u64::try_from(LOCK_TTL.as_millis()).unwrap_or(u64::MAX);
+            let mut take = redis::cmd("SET");
+            take.arg(&key).arg(&token).arg("NX").arg("PX").arg(millis);
+            let mut holder = redis::cmd("GET");
+            holder.arg(&key);
             let started = tokio::time::Instant::now();
-            loop {
-                let taken = redis::cmd("SET")
-                    .arg(&key)
-                    .arg(&token)
-                    .arg("NX")
-                    .arg("PX")
-                    .arg(millis)
-                    .query_async::<Option<String>>(&mut connection)
-                    .await;
-                match taken {
-                    Ok(Some(_)) => {
-                        return Box::new(Lock {
-                            connection,
-                            key,
-                            token,
-                        });
-                    }
-                    Ok(None) if started.elapsed() < LOCK_TTL => {
-                        tokio::time::sleep(LOCK_RETRY).await
-                    }
-                    // Held longer than any round runs, or Redis is away: go on unlocked, as
-                    // neva's default store would, and say so.
-                    Ok(None) | Err(_) => {
-                        tracing::warn!(target: "ladoga", "a final round goes on without its lock");
-                        return Box::new(());
-                    }
+            let failure = loop {
+                match self.query::<Option<String>>(&take).await {
+                    Ok(Some(_)) => break None,
+                    // Taken by a first attempt whose answer was lost on the connection?
+                    Ok(None) => match self.query::<Option<String>>(&holder).await {
+                        Ok(Some(held)) if held == token => break None,
+                        Ok(_) if started.elapsed() < LOCK_TTL => {
+                            tokio::time::sleep(LOCK_RETRY).await
+                        }
+                        Ok(_) => break Some("it stayed held longer than any round runs".to_owned()),
+                        Err(error) => break Some(error.to_string()),
+                    },
+                    Err(error) => break Some(error.to_string()),
+                }
+            };
+            match failure {
+                None => Box::new(Lock {
+                    store: self.clone(),
+                    key,
+                    token,
+                }),
+                // Never a final round without its lock: the handler finds the round marked and
+                // refuses to run, with an error its caller may retry.
+                Some(reason) => {
+                    crate::metrics::store_failed("lock");
+                    tracing::warn!(target: "ladoga", %reason, "a final round's lock could not be taken: the round is refused, and may be retried");
+                    Box::new(Unlocked::mark())
                 }
             }
         }
@@ -200,29 +274,30 @@ mod final_rounds {
 
     /// A replica's hold on a final round, released when dropped.
     struct Lock {
-        connection: ConnectionManager,
+        store: RedisStore,
         key: String,
         token: String,
     }
 
     impl Drop for Lock {
         fn drop(&mut self) {
+            // A cached answer that could not be read marked the round: it is over now.
+            crate::round_lock::clear_here();
             let Ok(runtime) = tokio::runtime::Handle::try_current() else {
                 return; // it lapses after LOCK_TTL
             };
-            let mut connection = self.connection.clone();
-            let (key, token) = (
-                std::mem::take(&mut self.key),
-                std::mem::take(&mut self.token),
-            );
+            let store = self.store.clone();
+            let mut release = redis::cmd("EVAL");
+            release
+                .arg(RELEASE)
+                .arg(1)
+                .arg(std::mem::take(&mut self.key))
+                .arg(std::mem::take(&mut self.token));
             runtime.spawn(async move {
-                let _ = redis::cmd("EVAL")
-                    .arg(RELEASE)
-                    .arg(1)
-                    .arg(key)
-                    .arg(token)
-                    .query_async::<i64>(&mut connection)
-                    .await;
+                if let Err(error) = store.query::<i64>(&release).await {
+                    crate::metrics::store_failed("unlock");
+                    tracing::warn!(target: "ladoga", %error, "a final round's lock was not released: it lapses by itself within a minute");
+                }
             });
         }
     }

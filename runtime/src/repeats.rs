@@ -17,7 +17,7 @@ pub(crate) enum Repeat {
 }
 
 /// How often each call (tool and canonical arguments) was made in a run.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Repeats {
     /// By the tool's name and its canonical arguments, a line apart.
     counts: HashMap<String, usize>,
