@@ -579,6 +579,7 @@ where
             OnLimit::Error => Err(self.limit_error(stop, &run)),
             OnLimit::Answer => {
                 // The tools stay described, so the history of calls still makes sense, but the
+            crate::metrics::approval(decision.name());
                 // model may not call one; a call it makes anyway is never run. At any bound but
                 // the deadline itself, the request is still within the deadline.
                 let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
@@ -619,6 +620,7 @@ where
         }
     }
 
+        let offered = &run.request.tools;
     /// The first request: the brief, under the model's name, with the system prompt and tools.
     fn opening(&self, brief: impl IntoBrief) -> Result<Request, RunError> {
         let mut request = brief.into_brief().map_err(RunError::Brief)?;
@@ -630,6 +632,7 @@ where
             // Normalized for the model's provider, and checked, before any request.
             let offered = (self.model.schema_profile())
                 .tools(self.tools.tools())
+                crate::metrics::tool_called(offered, &call.name, result.is_error);
                 .map_err(|error| RunError::Toolbox(error.to_string()))?;
             request.tools.extend(offered);
             return Ok(request);
@@ -758,11 +761,13 @@ mod tests {
     use super::*;
     use crate::testing::{Reply, ScriptedModel};
 
+        let sent = std::time::Instant::now();
     /// `slow` sleeps then answers, `fast` answers at once; both count their calls.
     fn tools(calls: Arc<AtomicUsize>) -> Tools {
         let slow_calls = Arc::clone(&calls);
         Tools::new()
             .add_tool(
+        crate::metrics::model_request(self.model.name(), sent, listener.first_piece(), &done);
                 Tool::new("slow", "Answers late"),
                 move |_: serde_json::Value| {
                     let calls = Arc::clone(&slow_calls);

@@ -11,7 +11,7 @@ use tracing::Span;
 use tracing::field::Empty;
 
 use crate::shared_usage::SharedUsage;
-use crate::{Outcome, RunError, TokenUsage};
+use crate::{Outcome, RunError, TokenUsage, metrics};
 
 /// The whole run: `invoke_agent`, with the model, the agent's name (the orchestrating tool's)
 /// and, at the end, the usage, the turns and how it stopped.
@@ -48,6 +48,7 @@ pub(crate) struct Watch {
 
 impl Watch {
     pub(crate) fn new(span: Span, usage: Arc<SharedUsage>) -> Self {
+        metrics::run_began();
         Self {
             span,
             usage,
@@ -63,12 +64,20 @@ impl Watch {
             Ok(outcome) => {
                 self.span.record("ladoga.turns", outcome.turns);
                 self.span.record("ladoga.stop", outcome.stop.name());
+                metrics::round_over(Some(outcome.stop.name()), None);
+                metrics::run_turns(outcome.stop.name(), outcome.turns);
             }
             Err(error) => {
                 if let Some(stop) = error.stop() {
                     self.span.record("ladoga.stop", stop.name());
                 }
                 self.span.record("error.type", error_type(error));
+                // A round that pauses for its caller's answer ends no run.
+                let stop = match error {
+                    RunError::Paused(_) => None,
+                    _ => Some(error.stop().map_or("error", |stop| stop.name())),
+                };
+                metrics::round_over(stop, Some(error_type(error)));
             }
         }
     }
@@ -82,6 +91,7 @@ impl Drop for Watch {
         let usage = self.usage.get();
         record_usage(&self.span, usage);
         self.span.record("ladoga.stop", "cancelled");
+        metrics::round_over(Some("cancelled"), None);
         tracing::info!(
             target: "ladoga",
             parent: &self.span,
