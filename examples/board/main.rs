@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! board [--http 127.0.0.1:PORT [--auth] [--redis URL] | --stdio] [--model-url URL] [--model NAME]
-//!       [--remote URL] [--db PATH]
+//!       [--remote URL] [--db PATH] [--drain 30s]
 //! ```
 //!
 //! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
@@ -25,10 +25,21 @@
 //! `LADOGA_AUTH_SECRET` (at least 32 bytes), with an `exp`; the caller's roles are the token's
 //! `role` claim (a string) and `roles` claim (an array). A caller without `admin` is never offered
 //! `clear_board`; a request without a valid token gets `401` (see `auth.rs`).
+//!
+//! Over HTTP, on SIGTERM or SIGINT the board drains (`grace.rs`): it answers new calls `503`
+//! with `Retry-After` (so a load balancer moves them on), lets the calls in flight and their
+//! later rounds finish within `--drain` (30 s by default), then stops the runs still going, each
+//! with a clear tool error for its caller, and exits 0. A second signal ends it at once. Its
+//! front (`front.rs`) listens at `--http` and passes the requests on to neva on a loopback
+//! port of its own.
 
 mod auth;
+mod front;
+mod grace;
 mod remote;
 mod replicas;
+#[cfg(unix)]
+mod signals;
 #[cfg(unix)]
 mod stdin;
 mod store;
@@ -96,6 +107,10 @@ struct Cli {
     /// outlives a restart and which every replica on this host may open; without it, in memory.
     #[arg(long, value_name = "PATH")]
     db: Option<std::path::PathBuf>,
+    /// On SIGTERM or SIGINT, how long the calls in flight have to finish before their runs are
+    /// stopped (`500ms`, `30s`, `2m`). New calls are refused with `503` meanwhile. HTTP only.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = grace::parse)]
+    drain: std::time::Duration,
 }
 
 /// Logs on stderr (`RUST_LOG`, `ladoga=debug` by default), and sends each request's progress
@@ -146,9 +161,39 @@ fn log(stdio: bool) {
         .init();
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Before the runtime starts any thread, which would not have them blocked (`signals.rs`).
+    #[cfg(unix)]
+    let signals = match cli.stdio {
+        true => None,
+        false => match signals::Signals::take() {
+            Ok(signals) => Some(signals),
+            Err(error) => {
+                eprintln!("board: cannot take SIGTERM and SIGINT: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("board: cannot start: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(serve(
+        cli,
+        #[cfg(unix)]
+        signals,
+    ))
+}
+
+/// Serves as `cli` says until a signal (`signals`, over HTTP) or the end of stdin stops it.
+async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> ExitCode {
     let auth = match auth::Auth::from_flags(cli.auth, cli.stdio) {
         Ok(auth) => auth,
         Err(refusal) => {
@@ -198,6 +243,20 @@ async fn main() -> ExitCode {
         }
     };
 
+    let drain = ladoga::Drain::new();
+    // Over HTTP the front listens at `--http`; neva serves behind it, on a loopback port.
+    let (listener, backend) = match cli.stdio {
+        true => (None, None),
+        false => match front::listen(&cli.http).await {
+            Ok((listener, backend)) => (Some(listener), Some(backend)),
+            Err(refusal) => {
+                eprintln!("board: {refusal}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let runs = shared.runs();
+
     let app = App::new()
         .without_greeting()
         .with_options(|opt| {
@@ -213,17 +272,23 @@ async fn main() -> ExitCode {
             let opt = opt.with_tasks();
             #[cfg(feature = "legacy-spec")]
             let opt = opt.with_tasks(|tasks| tasks.with_cancel().with_tools());
-            if cli.stdio {
-                opt.with_stdio()
-            } else {
-                opt.with_http(|http| {
-                    auth::guard(auth.as_ref(), http.bind(&cli.http).with_endpoint("/mcp"))
-                })
+            match backend {
+                None => opt.with_stdio(),
+                Some(backend) => opt.with_http(|http| {
+                    let http = http.bind(backend.to_string()).with_endpoint("/mcp");
+                    // neva checks `Host` against loopback names for a loopback address only.
+                    let http = match front::is_loopback(&cli.http) {
+                        true => http,
+                        false => http.allow_any_origin(),
+                    };
+                    auth::guard(auth.as_ref(), http)
+                }),
             }
         })
         .add_singleton(model)
         .add_singleton(board)
-        .add_singleton(remote);
+        .add_singleton(remote)
+        .add_singleton(drain.clone());
     // A `plan_week` task's `tasks/get` tells how its run goes.
     #[cfg(not(feature = "legacy-spec"))]
     let app = ladoga::TaskProgress::new().serve(app);
@@ -231,13 +296,34 @@ async fn main() -> ExitCode {
 
     #[cfg(unix)]
     if cli.stdio
-        && let Err(error) = stdin::shut_down_at_end_of_input(shutdown)
+        && let Err(error) = stdin::shut_down_at_end_of_input(shutdown.clone())
     {
         eprintln!("board: cannot watch stdin: {error}");
         return ExitCode::FAILURE;
     }
     #[cfg(not(unix))]
     let _ = shutdown;
+
+    if let (Some(listener), Some(backend)) = (listener, backend) {
+        let front = front::Front::new(backend, drain.clone(), runs.is_local());
+        tokio::spawn(front.clone().serve(listener));
+        #[cfg(unix)]
+        if let Some(signals) = signals {
+            let grace = grace::Grace {
+                runs: drain,
+                front,
+                paused: runs,
+                grace: cli.drain,
+                shutdown: shutdown.clone(),
+            };
+            tokio::spawn(async move {
+                if let Some(signal) = signals.first().await {
+                    tracing::info!("board: {signal}");
+                    grace.run().await;
+                }
+            });
+        }
+    }
 
     app.run().await;
     ExitCode::SUCCESS

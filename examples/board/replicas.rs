@@ -91,6 +91,8 @@ impl Shared {
         let Some(secret) = self.secret else {
             return app;
         };
+        #[cfg(feature = "legacy-spec")]
+        drop(secret);
         #[cfg(not(feature = "legacy-spec"))]
         let app = {
             let mut keys = vec![(key_id(&secret), secret.as_slice())];

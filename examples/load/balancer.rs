@@ -104,9 +104,12 @@ fn binary() -> &'static str {
 }
 
 /// The configuration: `/mcp` proxied to the replicas as `routing` says, over kept-alive
-/// connections, streams passed on as they come, a request whose replica refuses the connection
-/// sent to the next, and the caller's `Host` passed on (neva refuses a host it does not serve, as
-/// DNS rebinding protection).
+/// connections, streams passed on as they come, and the caller's `Host` passed on (neva refuses a
+/// host it does not serve, as DNS rebinding protection). A request is passed on to another
+/// replica only when the first cannot have run it: its connection was refused (nothing was
+/// sent), or it answered `503` (a draining board runs nothing it refuses), in `@draining`,
+/// which tries each replica once. nginx never re-sends a POST after a timeout or a dropped
+/// connection (no `non_idempotent` where `error` or `timeout` are).
 pub fn config(addr: SocketAddr, replicas: &[SocketAddr], routing: Routing, dir: &Path) -> String {
     let servers: String = replicas
         .iter()
@@ -133,6 +136,15 @@ pub fn config(addr: SocketAddr, replicas: &[SocketAddr], routing: Routing, dir: 
             (pools, "http://$pool")
         }
     };
+    let proxy = format!(
+        "            proxy_pass {pass};
+            proxy_http_version 1.1;
+            proxy_set_header Connection \"\";
+            proxy_set_header Host $http_host;
+            proxy_buffering off;
+            proxy_read_timeout 300s;
+"
+    );
     let dir = dir.display();
     format!(
         "daemon off;
@@ -153,13 +165,12 @@ http {{
 {pools}    server {{
         listen {addr};
         location /mcp {{
-            proxy_pass {pass};
-            proxy_http_version 1.1;
-            proxy_set_header Connection \"\";
-            proxy_set_header Host $http_host;
-            proxy_buffering off;
-            proxy_read_timeout 300s;
-            proxy_next_upstream error timeout;
+{proxy}            proxy_next_upstream error timeout;
+            proxy_intercept_errors on;
+            error_page 503 = @draining;
+        }}
+        location @draining {{
+{proxy}            proxy_next_upstream http_503 non_idempotent;
         }}
     }}
 }}

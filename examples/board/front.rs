@@ -1,0 +1,281 @@
+//! The board's HTTP front: it listens at `--http` and passes every request on to neva, which
+//! serves on a loopback port of its own, until the board drains. Then it answers a new call
+//! `503` with `Retry-After`, so that a load balancer moves it to another replica, and still
+//! passes on what belongs to a call already made: an answer to the server's own request, a
+//! notification, a task's `tasks/*`, and, when paused runs live in this process only, a later
+//! round (a request carrying `requestState`). It counts the requests in flight, until their
+//! responses (streams included) are written, for the drain to wait on.
+//!
+//! neva's HTTP server has no hook to answer before its handlers, hence a front of its own. It
+//! keeps its listener and its connections answering while it drains (an upstream's kept-alive
+//! connection closed under it turns a POST into a `502`), with `Connection: close` on every
+//! response, so callers let go of their connections one response at a time.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use serde_json::Value;
+use tokio::net::TcpListener;
+
+/// A body passed on, or one of the front's own.
+type Body = BoxBody<Bytes, hyper::Error>;
+
+/// What a draining front tells a caller to wait before it calls again, in seconds.
+const RETRY_AFTER: &str = "2";
+
+/// The largest request body a draining front reads to decide whether to pass it on.
+const MAX_READ_BODY: usize = 4 << 20;
+
+/// The headers of one hop only, never passed on.
+const HOP_BY_HOP: [&str; 6] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "upgrade",
+];
+
+/// The front of one board process; clones share it.
+#[derive(Clone)]
+pub struct Front {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// Where neva serves.
+    backend: SocketAddr,
+    client: Client<HttpConnector, Body>,
+    drain: ladoga::Drain,
+    /// Whether the paused runs live in this process only: then their later rounds can go on
+    /// here only, and a draining front passes them on.
+    runs_here_only: bool,
+    in_flight: AtomicUsize,
+}
+
+impl Front {
+    /// A front for neva at `backend`, refusing new calls once `drain` begins; `runs_here_only`
+    /// when no other process can resume this one's paused runs.
+    pub fn new(backend: SocketAddr, drain: ladoga::Drain, runs_here_only: bool) -> Self {
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        let client = Client::builder(TokioExecutor::new()).build(connector);
+        Self {
+            inner: Arc::new(Inner {
+                backend,
+                client,
+                drain,
+                runs_here_only,
+                in_flight: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// The requests whose responses are not written yet (long-lived streams that wait for
+    /// notifications aside).
+    pub fn in_flight(&self) -> usize {
+        self.inner.in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Once neva accepts connections, accepts those on `listener` and serves them, until the
+    /// process ends. Callers that connect before wait in the listener's backlog.
+    pub async fn serve(self, listener: TcpListener) {
+        while tokio::net::TcpStream::connect(self.inner.backend)
+            .await
+            .is_err()
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        loop {
+            let (stream, _) = match listener.accept().await {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    tracing::warn!("board: cannot accept a connection: {error}");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let _ = stream.set_nodelay(true);
+            let front = self.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request| {
+                    let front = front.clone();
+                    async move { Ok::<_, Infallible>(front.answer(request).await) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    }
+
+    /// The response to `request`: neva's, or the front's own refusal while it drains.
+    async fn answer(&self, request: Request<Incoming>) -> Response<Body> {
+        let draining = self.inner.drain.is_draining();
+        let request = if draining {
+            let (parts, body) = request.into_parts();
+            let body = match Limited::new(body, MAX_READ_BODY).collect().await {
+                Ok(body) => body.to_bytes(),
+                Err(_) => return own(StatusCode::BAD_REQUEST, "the request body is unreadable"),
+            };
+            if parts.method == Method::POST && !self.continues_a_call(&body) {
+                return refusal();
+            }
+            Request::from_parts(parts, full(body))
+        } else {
+            request.map(BodyExt::boxed)
+        };
+        let counted = request.method() == Method::POST && !is_listen(request.headers());
+        let entered = counted.then(|| InFlight::enter(&self.inner));
+        let mut response = match self.inner.client.request(self.to_backend(request)).await {
+            Ok(response) => response.map(|body| match entered {
+                // Counted until the body is written to the end, or dropped.
+                Some(entered) => body
+                    .map_frame(move |frame| {
+                        let _ = &entered;
+                        frame
+                    })
+                    .boxed(),
+                None => body.boxed(),
+            }),
+            Err(error) => {
+                tracing::warn!("board: the front cannot reach the MCP server: {error}");
+                own(StatusCode::BAD_GATEWAY, "the server cannot answer now")
+            }
+        };
+        strip_hop_by_hop(response.headers_mut());
+        if self.inner.drain.is_draining() {
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        response
+    }
+
+    /// Whether the JSON-RPC message (or batch) in `body` belongs to a call already made: a
+    /// response or a notification, a task's request, or, when paused runs live in this process
+    /// only, a later round of a call. A body that is not JSON is neva's to refuse.
+    fn continues_a_call(&self, body: &[u8]) -> bool {
+        let Ok(message) = serde_json::from_slice::<Value>(body) else {
+            return true;
+        };
+        let continues = |message: &Value| {
+            let method = message.get("method").and_then(Value::as_str);
+            let Some(method) = method else {
+                return true; // an answer to the server's own request
+            };
+            message.get("id").is_none()
+                || method.starts_with("tasks/")
+                || (self.inner.runs_here_only && message["params"].get("requestState").is_some())
+        };
+        match &message {
+            Value::Array(batch) => batch.iter().all(continues),
+            message => continues(message),
+        }
+    }
+
+    /// `request` addressed to neva, its `Host` kept.
+    fn to_backend(&self, mut request: Request<Body>) -> Request<Body> {
+        let path = request
+            .uri()
+            .path_and_query()
+            .map_or("/", |path| path.as_str());
+        let uri = format!("http://{}{path}", self.inner.backend);
+        if let Ok(uri) = uri.parse() {
+            *request.uri_mut() = uri;
+        }
+        strip_hop_by_hop(request.headers_mut());
+        request
+    }
+}
+
+/// The front's listener at `addr`, and a free loopback address for neva behind it; why not.
+pub async fn listen(addr: &str) -> Result<(TcpListener, SocketAddr), String> {
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|error| format!("cannot listen at {addr}: {error}"))?;
+    let backend = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|free| free.local_addr())
+        .map_err(|error| format!("no free loopback port for the MCP server: {error}"))?;
+    Ok((listener, backend))
+}
+
+/// Whether `addr` (`HOST:PORT`) names a loopback address.
+pub fn is_loopback(addr: &str) -> bool {
+    let host = addr.rsplit_once(':').map_or(addr, |(host, _)| host);
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// One request in flight, counted until dropped.
+struct InFlight(Arc<Inner>);
+
+impl InFlight {
+    fn enter(inner: &Arc<Inner>) -> Self {
+        inner.in_flight.fetch_add(1, Ordering::SeqCst);
+        Self(inner.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Whether the request is a `subscriptions/listen`, a stream that lasts until the server stops.
+fn is_listen(headers: &HeaderMap) -> bool {
+    headers
+        .get("mcp-method")
+        .is_some_and(|method| method == "subscriptions/listen")
+}
+
+/// The answer to a new call while the board drains.
+fn refusal() -> Response<Body> {
+    let mut response = own(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "this server is stopping and takes no new calls: call again in a moment",
+    );
+    let headers = response.headers_mut();
+    headers.insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// A plain-text response of the front's own.
+fn own(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut response = Response::new(full(Bytes::from_static(text.as_bytes())));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// `bytes` as a body.
+fn full(bytes: Bytes) -> Body {
+    Full::new(bytes).map_err(|never| match never {}).boxed()
+}
+
+/// `headers` without those of one hop.
+fn strip_hop_by_hop(headers: &mut HeaderMap) {
+    for name in HOP_BY_HOP {
+        headers.remove(name);
+    }
+}
