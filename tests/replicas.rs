@@ -11,6 +11,7 @@ mod common;
 use std::time::Duration;
 
 use common::redis::Redis;
+use common::scratch::Scratch;
 use ladoga::{PAUSED_RUN_TTL, RedisStore, RunStore};
 
 /// Two connections to one Redis: two replicas.
@@ -612,43 +613,4 @@ async fn list_tasks(addr: std::net::SocketAddr, token: Option<&str>) -> String {
     client.connect().await.expect("connects");
     let listed = client.tools().call("list_tasks", ()).await.expect("lists");
     common::text(&listed)
-}
-
-/// A database path of the test's own, removed with its WAL files when dropped.
-struct Scratch {
-    path: std::path::PathBuf,
-}
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let unique = format!(
-            "ladoga-board-{name}-{}-{}.db",
-            std::process::id(),
-            common::auth::now()
-        );
-        Self {
-            path: std::env::temp_dir().join(unique),
-        }
-    }
-}
-
-impl Scratch {
-    /// A file beside the database, removed with it.
-    // The replicas that log to one run under MCP 2026-07-28 only.
-    #[cfg_attr(feature = "legacy-spec", allow(dead_code))]
-    fn sibling(&self, name: &str) -> std::path::PathBuf {
-        let mut path = self.path.clone().into_os_string();
-        path.push(format!(".{name}"));
-        path.into()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        for suffix in ["", "-wal", "-shm", ".a.log", ".b.log"] {
-            let mut path = self.path.clone().into_os_string();
-            path.push(suffix);
-            let _ = std::fs::remove_file(path);
-        }
-    }
 }

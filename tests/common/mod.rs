@@ -6,8 +6,10 @@
 pub mod auth;
 pub mod nginx;
 pub mod peer;
+pub mod prometheus;
 pub mod redis;
 pub mod rounds;
+pub mod scratch;
 
 use std::net::SocketAddr;
 use std::time::Duration;
