@@ -104,7 +104,10 @@ pub enum RunError {
     /// The server stopped the run as it shut down: its grace period ([`Drain`](crate::Drain))
     /// ended while the run was going. `ran` names the calls that had run, if any, so the caller
     /// can decide whether to call again.
-    #[error("the server stopped this run as it shut down; call the tool again{}", ran_note(ran))]
+    #[error(
+        "the server stopped this run as it shut down; call the tool again{}",
+        ran_note(ran)
+    )]
     Stopped {
         /// The calls that ran before it stopped, as `add_task (turn 1)`.
         ran: Vec<String>,

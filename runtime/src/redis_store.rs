@@ -120,13 +120,10 @@ impl RedisStore {
             Ok(answer) => Ok(answer),
             Err(error) if on_connection(&error) => {
                 tracing::debug!(target: "ladoga", %error, "Redis dropped the connection: sending again");
-                command
-                    .query_async(&mut connection)
-                    .await
-                    .map_err(|error| {
-                        tracing::debug!(target: "ladoga", %error, "Redis did not answer");
-                        NoAnswer::of(&error)
-                    })
+                command.query_async(&mut connection).await.map_err(|error| {
+                    tracing::debug!(target: "ladoga", %error, "Redis did not answer");
+                    NoAnswer::of(&error)
+                })
             }
             Err(error) => {
                 tracing::debug!(target: "ladoga", %error, "Redis answered with an error");
@@ -150,7 +147,11 @@ impl RunStore for RedisStore {
         Box::pin(async move {
             let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
             let mut command = redis::cmd("SET");
-            command.arg(self.key("run", id)).arg(run).arg("PX").arg(millis);
+            command
+                .arg(self.key("run", id))
+                .arg(run)
+                .arg("PX")
+                .arg(millis);
             self.query::<()>(&command).await?;
             Ok(())
         })
@@ -194,6 +195,12 @@ mod final_rounds {
 
     /// How often a replica waiting for a round's lock tries again.
     const LOCK_RETRY: Duration = Duration::from_millis(25);
+
+    /// How many times a replica tries to let go of a lock, a second apart.
+    const RELEASES: usize = 10;
+
+    /// How long it waits between two tries.
+    const RELEASE_RETRY: Duration = Duration::from_secs(1);
 
     /// Deletes a lock only while it still holds this holder's token.
     const RELEASE: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
@@ -249,7 +256,9 @@ mod final_rounds {
                         Ok(_) if started.elapsed() < LOCK_TTL => {
                             tokio::time::sleep(LOCK_RETRY).await
                         }
-                        Ok(_) => break Some("it stayed held longer than any round runs".to_owned()),
+                        Ok(_) => {
+                            break Some("it stayed held longer than any round runs".to_owned());
+                        }
                         Err(error) => break Some(error.to_string()),
                     },
                     Err(error) => break Some(error.to_string()),
@@ -293,10 +302,18 @@ mod final_rounds {
                 .arg(1)
                 .arg(std::mem::take(&mut self.key))
                 .arg(std::mem::take(&mut self.token));
+            // A Redis that restarts with its data keeps the lock: let go of it once it is back,
+            // rather than make every retry of the round wait for it to lapse.
             runtime.spawn(async move {
-                if let Err(error) = store.query::<i64>(&release).await {
-                    crate::metrics::store_failed("unlock");
-                    tracing::warn!(target: "ladoga", %error, "a final round's lock was not released: it lapses by itself within a minute");
+                for attempt in 1..=RELEASES {
+                    match store.query::<i64>(&release).await {
+                        Ok(_) => return,
+                        Err(_) if attempt < RELEASES => tokio::time::sleep(RELEASE_RETRY).await,
+                        Err(error) => {
+                            crate::metrics::store_failed("unlock");
+                            tracing::warn!(target: "ladoga", %error, "a final round's lock was not released: it lapses by itself within a minute");
+                        }
+                    }
                 }
             });
         }
