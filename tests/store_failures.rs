@@ -323,3 +323,50 @@ async fn redis_killed_while_a_final_round_holds_its_lock_runs_nothing_twice() {
     replicas.run_approved(replicas.a, replicas.b, "one").await;
     replicas.run_approved(replicas.b, replicas.a, "two").await;
 }
+
+#[tokio::test]
+#[ignore = "needs redis-server: run by scripts/test"]
+async fn a_lock_kept_by_a_redis_restarted_with_its_data_is_let_go_of() {
+    let mut redis = Redis::persistent().await;
+    let replicas = Replicas::start(
+        &redis,
+        adding_then_clearing(Duration::from_secs(2)),
+        "relock",
+    )
+    .await;
+    let alice = admin("alice");
+    let (key, state) = question(&round(replicas.a, &alice, "the release", None, None).await);
+
+    let final_round = {
+        let (b, alice, state, key) = (replicas.b, alice.clone(), state.clone(), key.clone());
+        tokio::spawn(async move {
+            round(b, &alice, "the release", Some(&state), Some(approve(&key))).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    redis.kill().await;
+    let done = final_round.await.expect("the round ends");
+    assert_eq!(text(&done), "Done: Removed 1 tasks", "{done}");
+
+    // Back with its data, the lock among them: the replica that held it lets go, and a retry of
+    // the round gets the lock within seconds, not the minute it would take to lapse.
+    redis.restart().await;
+    let started = std::time::Instant::now();
+    let retried = round(
+        replicas.a,
+        &alice,
+        "the release",
+        Some(&state),
+        Some(approve(&key)),
+    )
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(refused(&retried), "{retried}");
+    assert!(said(&retried).contains("paused state is gone"), "{retried}");
+    assert_eq!(results_of(&replicas.script, "clear_board"), 1, "ran once");
+    replicas.run_approved(replicas.b, replicas.a, "next").await;
+}
