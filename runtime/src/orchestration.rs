@@ -12,6 +12,7 @@ use std::time::Duration;
 use crate::approvals::{Approval, Approvals, Approver, Asked, Decision, Question};
 use crate::paused::{Keeper, Paused};
 use crate::progress::Progress;
+use crate::ran::{self, Ran};
 use crate::repeats::{self, Repeat, Repeats};
 use crate::shared_usage::SharedUsage;
 use crate::streaming::Listener;
@@ -67,6 +68,8 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     approver: Option<&'a dyn Approver>,
     /// Keeps the run while its caller answers, and gives back a paused one.
     keeper: Option<&'a Keeper>,
+    /// The server's shutdown: at the end of its grace period the run stops.
+    drain: Option<crate::Drain>,
     /// The MCP task this run is, told how it goes.
     #[cfg(not(feature = "legacy-spec"))]
     task: Option<Arc<crate::task_progress::TaskLine>>,
@@ -95,6 +98,10 @@ pub(crate) struct Run {
     pub(crate) answered_by: Option<AnsweredBy>,
     /// When the run's time is up, if it is bounded in time.
     pub(crate) deadline: Option<tokio::time::Instant>,
+    /// The calls that ran, for a caller told that the run cannot go on.
+    ran: Vec<Ran>,
+    /// Whether its state was kept before the question it waits for was asked.
+    kept: bool,
 }
 
 /// The model that answered a request: the run's own, or one a [`Fallback`](crate::Fallback)
@@ -135,6 +142,7 @@ where
             approvals: Approvals::none(),
             approver: None,
             keeper: None,
+            drain: None,
             #[cfg(not(feature = "legacy-spec"))]
             task: None,
         }
@@ -195,6 +203,15 @@ where
             },
             None => self,
         }
+    }
+
+    /// Stops the run when `drain`'s grace period ends ([`Drain::stop_runs`](crate::Drain::stop_runs)):
+    /// its model request and calls in flight are dropped, and the run fails with
+    /// [`RunError::Stopped`], naming the calls that had run. An
+    /// [`Orchestrator`](crate::Orchestrator) finds the server's `Drain` in neva's DI.
+    pub fn drain(mut self, drain: crate::Drain) -> Self {
+        self.drain = Some(drain);
+        self
     }
 
     /// The system prompt, used unless the brief brings its own.
@@ -307,17 +324,40 @@ where
             Some(paused) => self.resume(paused, usage),
             None => self.start(brief, usage)?,
         };
-        let ended = match run.deadline {
-            None => self.turns(&mut run).await?,
-            // At the deadline the request or the calls in flight are dropped; `run` keeps what
-            // the turns before them added.
-            Some(deadline) => tokio::time::timeout_at(deadline, self.turns(&mut run))
-                .await
-                .unwrap_or(Ok(Ended::Limit(Stop::Deadline)))?,
+        let deadline = run.deadline;
+        let turns = async {
+            match deadline {
+                None => self.turns(&mut run).await,
+                // At the deadline the request or the calls in flight are dropped; `run` keeps
+                // what the turns before them added.
+                Some(deadline) => tokio::time::timeout_at(deadline, self.turns(&mut run))
+                    .await
+                    .unwrap_or(Ok(Ended::Limit(Stop::Deadline))),
+            }
         };
+        let stopping = async {
+            match &self.drain {
+                Some(drain) => drain.stopping().await,
+                None => std::future::pending().await,
+            }
+        };
+        // The server's grace period ending drops the turns the same way.
+        let ended = tokio::select! {
+            ended = turns => Some(ended),
+            () = stopping => None,
+        };
+        let Some(ended) = ended else {
+            tracing::warn!(target: "ladoga", run = %run.id, ran = ?ran::named(&run.ran), "the server stopped the run as it shut down");
+            return Err(RunError::Stopped {
+                ran: ran::named(&run.ran),
+            });
+        };
+        let ended = ended?;
         if let Ended::Paused(error) = ended {
-            if let Some(keeper) = self.keeper {
-                keeper.keep(&self.pause(run)).await?;
+            if let Some(keeper) = self.keeper
+                && !run.kept
+            {
+                keeper.keep(&self.pause(&run)).await?;
             }
             return Err(RunError::Paused(error));
         }
@@ -343,6 +383,8 @@ where
                 .limits
                 .timeout
                 .map(|limit| tokio::time::Instant::now() + limit),
+            ran: Vec::new(),
+            kept: false,
         })
     }
 
@@ -377,11 +419,13 @@ where
                 .limits
                 .timeout
                 .map(|limit| tokio::time::Instant::now() + limit.saturating_sub(spent)),
+            ran: paused.ran,
+            kept: false,
         }
     }
 
     /// What `run`, stopped at a question, keeps for the next round.
-    fn pause(&self, run: Run) -> Paused {
+    fn pause(&self, run: &Run) -> Paused {
         let usage = run.usage.get();
         let spent = self
             .limits
@@ -392,15 +436,16 @@ where
                     .saturating_sub(deadline.saturating_duration_since(tokio::time::Instant::now()))
             });
         Paused {
-            request: run.request,
+            request: run.request.clone(),
             opened: run.opened,
             turns: run.turns,
             usage: (usage.input, usage.output),
-            repeats: run.repeats,
-            pending: run.pending,
-            approvals: run.approvals,
+            repeats: run.repeats.clone(),
+            pending: run.pending.clone(),
+            approvals: run.approvals.clone(),
             spent,
-            answered_by: run.answered_by,
+            answered_by: run.answered_by.clone(),
+            ran: run.ran.clone(),
         }
     }
 
@@ -429,6 +474,8 @@ where
         let bound = self.limits.turns.get();
         // A resumed run first runs the calls of the answer it paused at, its last turn's too.
         while run.turns < bound || run.pending.is_some() {
+            // A new answer's questions are asked for the first time: none can have an answer.
+            let asked_first = run.pending.is_none();
             let done = match run.pending.take() {
                 Some(done) => done,
                 None => {
@@ -448,8 +495,18 @@ where
                     done
                 }
             };
+            if asked_first {
+                self.keep_before_asking(&done, run).await?;
+            }
             let denied = match self.approve(&done, run).await {
-                Ok(denied) => denied,
+                Ok(denied) => {
+                    if std::mem::take(&mut run.kept)
+                        && let Some(keeper) = self.keeper
+                    {
+                        keeper.discard().await;
+                    }
+                    denied
+                }
                 Err(later) => {
                     run.pending = Some(done);
                     return Ok(Ended::Paused(later));
@@ -464,6 +521,28 @@ where
             run.request = request.assistant(done).tool_results(results);
         }
         Ok(Ended::Limit(Stop::TurnLimit))
+    }
+
+    /// Keeps the run, paused at `done`, before its questions are put to a caller who answers in
+    /// a later round: a state that cannot be kept ends the run ([`RunError::NotKept`]), and the
+    /// caller is never asked a question whose answer could not be used.
+    async fn keep_before_asking(&self, done: &Completion, run: &mut Run) -> Result<(), RunError> {
+        let (Some(keeper), Some(approver)) = (self.keeper, self.approver) else {
+            return Ok(());
+        };
+        let asks = done
+            .calls
+            .iter()
+            .any(|call| self.approvals.needs(&call.name));
+        if !asks || !approver.answers_later() {
+            return Ok(());
+        }
+        run.pending = Some(done.clone());
+        let kept = keeper.keep(&self.pause(run)).await;
+        run.pending = None;
+        kept?;
+        run.kept = true;
+        Ok(())
     }
 
     /// Asks about each call of `done` that needs approval, all in one round; the refusals of
@@ -500,6 +579,7 @@ where
         let mut denied = Vec::new();
         for (call, decision) in decided {
             tracing::info!(target: "ladoga", tool = %call.name, decision = decision.name(), "approval");
+            crate::metrics::approval(decision.name());
             run.approvals.push(Approval::new(call, decision));
             denied.extend(decision.refusal(call));
         }
@@ -540,13 +620,19 @@ where
         }
         // Each call on its own, all at once, so each reports when it is answered.
         let (progress, turn) = (&run.progress, run.turns);
+        let offered = &run.request.tools;
         let to_run = calls
             .iter()
             .filter(|call| refused.iter().all(|refusal| refusal.call_id != call.id));
+        run.ran.extend(to_run.clone().map(|call| Ran {
+            tool: call.name.clone(),
+            turn,
+        }));
         let ran = join_all(to_run.map(|call| {
             let span = telemetry::tool(call);
             async move {
                 let result = self.tools.call(call).await;
+                crate::metrics::tool_called(offered, &call.name, result.is_error);
                 if result.is_error {
                     telemetry::tool_failed(&Span::current());
                 }
@@ -579,7 +665,6 @@ where
             OnLimit::Error => Err(self.limit_error(stop, &run)),
             OnLimit::Answer => {
                 // The tools stay described, so the history of calls still makes sense, but the
-            crate::metrics::approval(decision.name());
                 // model may not call one; a call it makes anyway is never run. At any bound but
                 // the deadline itself, the request is still within the deadline.
                 let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
@@ -620,7 +705,6 @@ where
         }
     }
 
-        let offered = &run.request.tools;
     /// The first request: the brief, under the model's name, with the system prompt and tools.
     fn opening(&self, brief: impl IntoBrief) -> Result<Request, RunError> {
         let mut request = brief.into_brief().map_err(RunError::Brief)?;
@@ -632,7 +716,6 @@ where
             // Normalized for the model's provider, and checked, before any request.
             let offered = (self.model.schema_profile())
                 .tools(self.tools.tools())
-                crate::metrics::tool_called(offered, &call.name, result.is_error);
                 .map_err(|error| RunError::Toolbox(error.to_string()))?;
             request.tools.extend(offered);
             return Ok(request);
@@ -678,11 +761,13 @@ where
         usage: &SharedUsage,
     ) -> Result<(Completion, AnsweredBy), RunError> {
         let span = telemetry::chat(self.model.name());
+        let sent = std::time::Instant::now();
         let listener = Listener::new(self.stream);
         let heard = |event: &svir::Event| listener.hear(event);
         let answer = fallback::answered_by(self.model.complete_streaming(request, &heard));
         let (done, by) = answer.instrument(span.clone()).await;
         listener.finish();
+        crate::metrics::model_request(self.model.name(), sent, listener.first_piece(), &done);
         if let Some(first) = listener.first_piece() {
             telemetry::first_piece(&span, first);
             let _ = self.first_token.set(first);
@@ -761,13 +846,11 @@ mod tests {
     use super::*;
     use crate::testing::{Reply, ScriptedModel};
 
-        let sent = std::time::Instant::now();
     /// `slow` sleeps then answers, `fast` answers at once; both count their calls.
     fn tools(calls: Arc<AtomicUsize>) -> Tools {
         let slow_calls = Arc::clone(&calls);
         Tools::new()
             .add_tool(
-        crate::metrics::model_request(self.model.name(), sent, listener.first_piece(), &done);
                 Tool::new("slow", "Answers late"),
                 move |_: serde_json::Value| {
                     let calls = Arc::clone(&slow_calls);
