@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! load [--sessions 200] [--seconds 60] [--warmup 10] [--turns 3] [--calls 3] [--board PATH]
+//!      [--replicas 1 [--restart]] [--model-delay 0]
 //! ```
 //!
 //! The sessions call for `--warmup` seconds first (connections, buffers and the allocator's
@@ -12,10 +13,20 @@
 //! answer is checked against what its caller asked. It fails (exit code 1) on any error, any
 //! wrong answer, or a resident memory in the last 10 seconds more than 10 % above the first 10.
 //! `scripts/load` builds it and `board` in release mode and runs it.
+//!
+//! With `--replicas 2 --restart`, a rolling deploy: the boards share a Redis server (Debian's
+//! `redis-server`), a SQLite board (`--db`) and their request-state secret, behind nginx; each
+//! session adds a task before each `plan_week`; and the boards are restarted one after the other
+//! while the sessions call (SIGTERM, its exit, started again, its first answer). Its defaults:
+//! 50 sessions, 2 s of warm-up, 1 turn of 1 call, model answers that take 1 s. It fails on any
+//! error, any wrong answer, any task added twice or a board that does not exit 0; memory is not
+//! watched, since the processes change.
 
 mod balancer;
 mod latency;
 mod memory;
+mod redis;
+mod replicas;
 mod sessions;
 
 use std::net::SocketAddr;
@@ -34,21 +45,27 @@ use memory::Sampler;
 #[derive(Parser, Debug)]
 #[command(version, about)]
 struct Cli {
-    /// Concurrent MCP sessions, each with its own client.
-    #[arg(long, default_value_t = 200)]
-    sessions: usize,
+    /// Concurrent MCP sessions, each with its own client [default: 200; 50 with --restart].
+    #[arg(long)]
+    sessions: Option<usize>,
     /// How long the measured part lasts.
     #[arg(long, default_value_t = 60)]
     seconds: u64,
-    /// How long the sessions call before the measured part starts.
-    #[arg(long, default_value_t = 10)]
-    warmup: u64,
-    /// Turns of tool calls the scripted model makes before it answers.
-    #[arg(long, default_value_t = 3)]
-    turns: usize,
-    /// Tool calls in each of those turns.
-    #[arg(long, default_value_t = 3)]
-    calls: usize,
+    /// How long the sessions call before the measured part starts [default: 10; 2 with
+    /// --restart].
+    #[arg(long)]
+    warmup: Option<u64>,
+    /// Turns of tool calls the scripted model makes before it answers [default: 3; 1 with
+    /// --restart].
+    #[arg(long)]
+    turns: Option<usize>,
+    /// Tool calls in each of those turns [default: 3; 1 with --restart].
+    #[arg(long)]
+    calls: Option<usize>,
+    /// How long each answer of the scripted model takes, in milliseconds [default: 0; 1000
+    /// with --restart].
+    #[arg(long, value_name = "MS")]
+    model_delay: Option<u64>,
     /// The `board` binary; by default the one next to this binary.
     #[arg(long)]
     board: Option<PathBuf>,
@@ -56,7 +73,14 @@ struct Cli {
     /// robin (Debian's nginx, installed by `scripts/services`).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     replicas: u16,
+    /// Restart the replicas in turn while the sessions call (needs `--replicas 2` or more):
+    /// they share Redis, a SQLite board and their request-state secret.
+    #[arg(long)]
+    restart: bool,
 }
+
+/// The request-state secret the replicas share in the restart mode: 48 bytes.
+const STATE_SECRET: &str = "the load harness's shared request-state secret.";
 
 /// How much resident memory may grow between the first and the last 10 seconds.
 const GROWTH_LIMIT: f64 = 0.10;
@@ -76,46 +100,66 @@ async fn main() -> ExitCode {
 
 /// Runs the load and prints its report; `Ok(false)` when a target was missed.
 async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
-    let (turns, calls) = (cli.turns, cli.calls);
-    let script = ScriptedModel::from_fn(move |request| reply(request, turns, calls)).without_log();
+    if cli.restart && cli.replicas < 2 {
+        return Err("--restart needs --replicas 2 or more: one replica would have no other to take its calls".into());
+    }
+    let restart = cli.restart;
+    let sessions = cli.sessions.unwrap_or(if restart { 50 } else { 200 });
+    let warmup = cli.warmup.unwrap_or(if restart { 2 } else { 10 });
+    let turns = cli.turns.unwrap_or(if restart { 1 } else { 3 });
+    let calls = cli.calls.unwrap_or(if restart { 1 } else { 3 });
+    let delay = Duration::from_millis(cli.model_delay.unwrap_or(if restart { 1000 } else { 0 }));
+    let script = ScriptedModel::from_fn(move |request| reply(request, turns, calls).after(delay))
+        .without_log();
     let model = script.serve().await?;
 
-    let board_path = match &cli.board {
+    let binary = match &cli.board {
         Some(path) => path.clone(),
         None => std::env::current_exe()?.with_file_name("board"),
     };
+    let mut launch = replicas::Launch {
+        binary,
+        args: ["--model-url", &model.url(), "--model", "scripted"]
+            .map(str::to_owned)
+            .to_vec(),
+        env: Vec::new(),
+    };
+    // The restart mode's shared state: Redis, the board's database, the secret.
+    let redis = match restart {
+        true => Some(redis::Redis::start().await?),
+        false => None,
+    };
+    let db = std::env::temp_dir().join(format!("ladoga-load-{}.db", std::process::id()));
+    if let Some(redis) = &redis {
+        let db = db.to_string_lossy().into_owned();
+        launch
+            .args
+            .extend(["--redis".to_owned(), redis.url(), "--db".to_owned(), db]);
+        launch
+            .env
+            .push(("LADOGA_STATE_SECRET".to_owned(), STATE_SECRET.to_owned()));
+    }
     let mut boards = Vec::new();
     for _ in 0..cli.replicas {
-        let addr = free_addr()?;
-        let board = tokio::process::Command::new(&board_path)
-            .args(["--http", &addr.to_string(), "--model-url", &model.url()])
-            .args(["--model", "scripted"])
-            .env("RUST_LOG", "warn")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|error| format!("cannot start {}: {error}", board_path.display()))?;
-        sessions::wait_for(addr).await?;
-        boards.push((board, addr));
+        boards.push(replicas::Board::start(&launch, free_addr()?).await?);
     }
     let pids: Vec<u32> = (boards.iter())
-        .map(|(board, _)| board.id().ok_or("a board exited at once"))
+        .map(|board| board.pid().ok_or("a board exited at once"))
         .collect::<Result<_, _>>()?;
-    let replicas: Vec<SocketAddr> = boards.iter().map(|(_, addr)| *addr).collect();
+    let addrs: Vec<SocketAddr> = boards.iter().map(|board| board.addr).collect();
     // One board is called directly; several through nginx.
-    let balancer = match replicas.as_slice() {
+    let balancer = match addrs.as_slice() {
         [_] => None,
-        _ => Some(balancer::Balancer::start(&replicas, balancer::Routing::RoundRobin).await?),
+        _ => Some(balancer::Balancer::start(&addrs, balancer::Routing::RoundRobin).await?),
     };
     let (addr, target) = match &balancer {
-        None => (replicas[0], format!("board (pid {})", pids[0])),
+        None => (addrs[0], format!("board (pid {})", pids[0])),
         Some(balancer) => (
             balancer.addr,
             format!(
                 "nginx ({}) in front of {} boards (pids {pids:?})",
                 balancer.url(),
-                replicas.len()
+                addrs.len()
             ),
         ),
     };
@@ -123,28 +167,55 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
     let expected = turns * calls;
     let duration = Duration::from_secs(cli.seconds);
     println!(
-        "load: {} sessions for {} s after {} s of warm-up against {target}; each call {turns} turns x {calls} calls",
-        cli.sessions, cli.seconds, cli.warmup
+        "load: {sessions} sessions for {} s after {warmup} s of warm-up against {target}; each call {turns} turns x {calls} calls, model answers after {} ms{}",
+        cli.seconds,
+        delay.as_millis(),
+        if restart {
+            "; each session adds a task before each call; boards restarted in turn"
+        } else {
+            ""
+        }
     );
-    let measured = Instant::now() + Duration::from_secs(cli.warmup);
+    let measured = Instant::now() + Duration::from_secs(warmup);
     let running = tokio::spawn(sessions::run(
         addr,
-        cli.sessions,
+        sessions,
         measured + duration,
         expected,
+        restart,
     ));
     tokio::time::sleep_until(measured.into()).await;
-    let samplers: Vec<Sampler> = (pids.iter())
-        .map(|&pid| Sampler::start(pid, Duration::from_secs(1)))
-        .collect();
+    // Memory is watched when the boards stay; in the restart mode each board is restarted about
+    // twice within the measured part.
+    let samplers: Vec<Sampler> = match restart {
+        true => Vec::new(),
+        false => (pids.iter())
+            .map(|&pid| Sampler::start(pid, Duration::from_secs(1)))
+            .collect(),
+    };
+    let restarts = match restart {
+        true => {
+            let pause = duration / (2 * u32::from(cli.replicas) + 2);
+            replicas::restart_in_turn(&mut boards, &launch, pause, measured + duration).await?
+        }
+        false => Vec::new(),
+    };
     let outcome = running.await?;
     let mut memories = Vec::new();
     for sampler in samplers {
         memories.push(sampler.stop().await);
     }
+    let not_once = match restart {
+        true => not_once(addrs[0], &outcome.added).await?,
+        false => Vec::new(),
+    };
     drop(balancer);
-    for (mut board, _) in boards {
+    for board in boards {
         board.kill().await?;
+    }
+    drop(redis);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
     }
 
     let warmup_calls = outcome
@@ -194,6 +265,36 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
     }
 
     let mut ok = true;
+    if restart {
+        println!(
+            "restarts: {}; tasks added: {}, not on the board exactly once: {}",
+            restarts.len(),
+            outcome.added.len(),
+            not_once.len()
+        );
+        for restart in &restarts {
+            println!(
+                "  board {}: drained and exited in {} ms (exit code {}), serving again {} ms later",
+                restart.board,
+                restart.drained.as_millis(),
+                restart
+                    .code
+                    .map_or("none: a signal".to_owned(), |code| code.to_string()),
+                restart.started.as_millis()
+            );
+        }
+        for task in not_once.iter().take(5) {
+            println!("  task {task}");
+        }
+        if restarts.is_empty() || restarts.iter().any(|restart| restart.code != Some(0)) {
+            println!("FAILED: every board must be restarted, and exit 0");
+            ok = false;
+        }
+        if !not_once.is_empty() {
+            println!("FAILED: every task added must be on the board once");
+            ok = false;
+        }
+    }
     if !outcome.errors.is_empty() || outcome.wrong > 0 || latencies.count() == 0 {
         println!("FAILED: every call must be answered correctly");
         ok = false;
@@ -206,6 +307,30 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
         ok = false;
     }
     Ok(ok)
+}
+
+/// The tasks the board at `addr` holds more than once, and those of `added` it does not hold: a
+/// call that ran twice, or an answer that was not true.
+async fn not_once(addr: SocketAddr, added: &[String]) -> Result<Vec<String>, String> {
+    let listing = sessions::list_tasks(addr).await?;
+    let mut held = std::collections::HashMap::<&str, usize>::new();
+    for line in listing.lines() {
+        if let Some((_, title)) = line.split_once("] ") {
+            *held.entry(title).or_default() += 1;
+        }
+    }
+    let mut wrong: Vec<String> = held
+        .iter()
+        .filter(|(_, count)| **count > 1)
+        .map(|(title, count)| format!("{title} ({count} times)"))
+        .collect();
+    wrong.extend(
+        added
+            .iter()
+            .filter(|title| !held.contains_key(title.as_str()))
+            .map(|title| format!("{title} (not on the board)")),
+    );
+    Ok(wrong)
 }
 
 /// Prints what a board's resident memory did; how much it grew from the first `window` to the
