@@ -118,10 +118,12 @@ async fn a_call_in_flight_completes_a_new_one_is_refused_and_the_board_exits_0()
     assert!(!result.is_error, "{result:?}");
     assert!(text(&result).contains("planned: Plan my week around the release"));
 
-    // The default grace period is 30 s; the board stops as soon as its call is answered.
-    let (code, _) = exit_of(&mut board, Duration::from_secs(10)).await;
+    // Within the grace period (30 s by default): once the call is answered, and its caller's
+    // connection closed (or after the 5 s the board waits for it).
+    let (code, _) = exit_of(&mut board, Duration::from_secs(15)).await;
     assert_eq!(code, Some(0));
-    assert!(signalled.elapsed() < THINKING + Duration::from_secs(3));
+    let took = signalled.elapsed();
+    assert!(took < THINKING + Duration::from_secs(8), "{took:?}");
     assert_eq!(script.requests().len(), 1, "the refused call never ran");
 }
 

@@ -7,14 +7,18 @@
 //! responses (streams included) are written, for the drain to wait on.
 //!
 //! neva's HTTP server has no hook to answer before its handlers, hence a front of its own. It
-//! keeps its listener and its connections answering while it drains (an upstream's kept-alive
-//! connection closed under it turns a POST into a `502`), with `Connection: close` on every
-//! response, so callers let go of their connections one response at a time.
+//! keeps its listener and its connections answering while it drains, with `Connection: close`
+//! on every response, so callers let go of their connections one response at a time. It never
+//! closes an idle connection itself: a load balancer may be sending a request on it at that very
+//! moment, which it then cannot pass on (nginx does not send a POST again once it has sent it)
+//! and answers `502`. At the end ([`Front::close`]) it stops listening, so that a new
+//! connection is refused (nothing sent: passed on), and waits for its callers to close theirs.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
@@ -26,7 +30,8 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use serde_json::Value;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 
 /// A body passed on, or one of the front's own.
 type Body = BoxBody<Bytes, hyper::Error>;
@@ -62,6 +67,10 @@ struct Inner {
     /// here only, and a draining front passes them on.
     runs_here_only: bool,
     in_flight: AtomicUsize,
+    /// Connections open.
+    connections: AtomicUsize,
+    /// Set when the front stops listening.
+    closing: watch::Sender<bool>,
 }
 
 impl Front {
@@ -78,6 +87,8 @@ impl Front {
                 drain,
                 runs_here_only,
                 in_flight: AtomicUsize::new(0),
+                connections: AtomicUsize::new(0),
+                closing: watch::Sender::new(false),
             }),
         }
     }
@@ -88,37 +99,64 @@ impl Front {
         self.inner.in_flight.load(Ordering::SeqCst)
     }
 
-    /// Once neva accepts connections, accepts those on `listener` and serves them, until the
-    /// process ends. Callers that connect before wait in the listener's backlog.
+    /// Once neva accepts connections, accepts those on `listener` and serves them, until
+    /// [`Self::close`]. Callers that connect before wait in the listener's backlog.
     pub async fn serve(self, listener: TcpListener) {
         while tokio::net::TcpStream::connect(self.inner.backend)
             .await
             .is_err()
         {
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
+        let mut closing = self.inner.closing.subscribe();
         loop {
-            let (stream, _) = match listener.accept().await {
-                Ok(accepted) => accepted,
+            let accepted = tokio::select! {
+                _ = closing.wait_for(|closing| *closing) => break,
+                accepted = listener.accept() => accepted,
+            };
+            match accepted {
+                Ok((stream, _)) => self.clone().serve_connection(stream),
                 Err(error) => {
                     tracing::warn!("board: cannot accept a connection: {error}");
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                    continue;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
                 }
-            };
-            let _ = stream.set_nodelay(true);
-            let front = self.clone();
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |request| {
-                    let front = front.clone();
-                    async move { Ok::<_, Infallible>(front.answer(request).await) }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-            });
+            }
         }
+        // The connections the system accepted already: served, not reset.
+        while let Ok(Ok((stream, _))) =
+            tokio::time::timeout(Duration::from_millis(1), listener.accept()).await
+        {
+            self.clone().serve_connection(stream);
+        }
+    }
+
+    /// Stops listening, and waits until the callers have closed their connections (each after a
+    /// response, or when their own idle timeout ends it), for at most `linger`.
+    pub async fn close(&self, linger: Duration) {
+        self.inner.closing.send_replace(true);
+        let deadline = tokio::time::Instant::now() + linger;
+        while self.inner.connections.load(Ordering::SeqCst) > 0
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Serves the HTTP/1.1 connection `stream` on a task of its own, counted while it is open.
+    fn serve_connection(self, stream: TcpStream) {
+        let _ = stream.set_nodelay(true);
+        let open = Counted::enter(&self.inner, |inner| &inner.connections);
+        let service = hyper::service::service_fn(move |request| {
+            let front = self.clone();
+            async move { Ok::<_, Infallible>(front.answer(request).await) }
+        });
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+            drop(open);
+        });
     }
 
     /// The response to `request`: neva's, or the front's own refusal while it drains.
@@ -138,7 +176,7 @@ impl Front {
             request.map(BodyExt::boxed)
         };
         let counted = request.method() == Method::POST && !is_listen(request.headers());
-        let entered = counted.then(|| InFlight::enter(&self.inner));
+        let entered = counted.then(|| Counted::enter(&self.inner, |inner| &inner.in_flight));
         let mut response = match self.inner.client.request(self.to_backend(request)).await {
             Ok(response) => response.map(|body| match entered {
                 // Counted until the body is written to the end, or dropped.
@@ -222,19 +260,25 @@ pub fn is_loopback(addr: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// One request in flight, counted until dropped.
-struct InFlight(Arc<Inner>);
+/// One request in flight, or one connection open, counted until dropped.
+struct Counted {
+    inner: Arc<Inner>,
+    count: fn(&Inner) -> &AtomicUsize,
+}
 
-impl InFlight {
-    fn enter(inner: &Arc<Inner>) -> Self {
-        inner.in_flight.fetch_add(1, Ordering::SeqCst);
-        Self(inner.clone())
+impl Counted {
+    fn enter(inner: &Arc<Inner>, count: fn(&Inner) -> &AtomicUsize) -> Self {
+        count(inner).fetch_add(1, Ordering::SeqCst);
+        Self {
+            inner: inner.clone(),
+            count,
+        }
     }
 }
 
-impl Drop for InFlight {
+impl Drop for Counted {
     fn drop(&mut self) {
-        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+        (self.count)(&self.inner).fetch_sub(1, Ordering::SeqCst);
     }
 }
 

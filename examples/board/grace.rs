@@ -1,8 +1,8 @@
 //! The drain on SIGTERM or SIGINT (`--drain`, 30 s by default): the board stops taking new
 //! calls (its front answers them `503`), lets the requests in flight and the paused runs held
 //! in this process finish within the grace period, then stops the runs still going (each answers
-//! its caller with a clear tool error), waits for those answers to be written, and shuts neva
-//! down.
+//! its caller with a clear tool error), waits for those answers to be written, stops listening
+//! and waits for its callers to close their connections (`Front::close`), and shuts neva down.
 
 use std::time::{Duration, Instant};
 
@@ -12,6 +12,11 @@ use crate::front::Front;
 
 /// How long the stopped runs' answers may take to be written, after the grace period.
 const STOPPED_ANSWERS: Duration = Duration::from_secs(5);
+
+/// How long the callers have to close their connections once the front stops listening: longer
+/// than the idle timeout of a load balancer's kept-alive connections (nginx's upstream
+/// `keepalive_timeout`, 4 s in the configuration the README gives).
+const LINGER: Duration = Duration::from_secs(5);
 
 /// How often the drain looks whether it is done.
 const POLL: Duration = Duration::from_millis(20);
@@ -79,6 +84,7 @@ impl Grace {
         while self.front.in_flight() > 0 && Instant::now() < written {
             tokio::time::sleep(POLL).await;
         }
+        self.front.close(LINGER).await;
         tracing::info!(
             "board: drained in {} ms: stopping",
             started.elapsed().as_millis()

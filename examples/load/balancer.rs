@@ -109,7 +109,9 @@ fn binary() -> &'static str {
 /// replica only when the first cannot have run it: its connection was refused (nothing was
 /// sent), or it answered `503` (a draining board runs nothing it refuses), in `@draining`,
 /// which tries each replica once. nginx never re-sends a POST after a timeout or a dropped
-/// connection (no `non_idempotent` where `error` or `timeout` are).
+/// connection (no `non_idempotent` where `error` or `timeout` are). An idle kept-alive connection
+/// is closed by nginx after 4 s, within the 5 s a stopping board waits for its callers to close
+/// theirs: a connection the board closed under nginx would turn the POST sent on it into a `502`.
 pub fn config(addr: SocketAddr, replicas: &[SocketAddr], routing: Routing, dir: &Path) -> String {
     let servers: String = replicas
         .iter()
@@ -126,6 +128,7 @@ pub fn config(addr: SocketAddr, replicas: &[SocketAddr], routing: Routing, dir: 
                 "    upstream by_caller {{
         hash $http_authorization$remote_addr consistent;
 {servers}        keepalive 64;
+        keepalive_timeout 4s;
     }}
     map \"$http_mcp_method $http_mcp_name\" $pool {{
         \"~^tasks/\" by_caller;
@@ -161,6 +164,7 @@ http {{
     scgi_temp_path {dir}/scgi;
     upstream replicas {{
 {servers}        keepalive 64;
+        keepalive_timeout 4s;
     }}
 {pools}    server {{
         listen {addr};
