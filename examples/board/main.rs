@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! board [--http 127.0.0.1:PORT [--auth] [--redis URL] | --stdio] [--model-url URL] [--model NAME]
-//!       [--remote URL] [--db PATH] [--drain 30s]
+//!       [--remote URL] [--db PATH] [--drain 30s] [--admin 127.0.0.1:PORT]
 //! ```
 //!
 //! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
@@ -33,6 +33,7 @@
 //! front (`front.rs`) listens at `--http` and passes the requests on to neva on a loopback
 //! port of its own.
 
+mod admin;
 mod auth;
 mod front;
 mod grace;
@@ -111,6 +112,12 @@ struct Cli {
     /// stopped (`500ms`, `30s`, `2m`). New calls are refused with `503` meanwhile. HTTP only.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = grace::parse)]
     drain: std::time::Duration,
+    /// Serve the probes and metrics at this address, apart from MCP: `GET /healthz`,
+    /// `GET /readyz` (`503` with the reason while the board cannot take calls) and
+    /// `GET /metrics` (Prometheus' text format). No authentication: loopback or a private
+    /// interface only.
+    #[arg(long, value_name = "ADDR")]
+    admin: Option<std::net::SocketAddr>,
 }
 
 /// Logs on stderr (`RUST_LOG`, `ladoga=debug` by default), and sends each request's progress
@@ -242,8 +249,16 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
             return ExitCode::FAILURE;
         }
     };
-
+    // Whether the board drains: the runs find it in neva's DI, the probes ask it.
     let drain = ladoga::Drain::new();
+    if let Some(addr) = cli.admin {
+        let admin = admin::Admin::start(addr, shared.runs(), board.answers(), drain.clone());
+        if let Err(refusal) = admin.await {
+            eprintln!("board: {refusal}");
+            return ExitCode::FAILURE;
+        }
+    }
+
     // Over HTTP the front listens at `--http`; neva serves behind it, on a loopback port.
     let (listener, backend) = match cli.stdio {
         true => (None, None),
@@ -289,6 +304,11 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
         .add_singleton(board)
         .add_singleton(remote)
         .add_singleton(drain.clone());
+    // Every MCP tool call answered, in `mcp_server_operation_duration_seconds`.
+    let app = match cli.admin {
+        Some(_) => ladoga::metrics::serve(app),
+        None => app,
+    };
     // A `plan_week` task's `tasks/get` tells how its run goes.
     #[cfg(not(feature = "legacy-spec"))]
     let app = ladoga::TaskProgress::new().serve(app);

@@ -144,6 +144,32 @@ impl Board {
             }
         }
     }
+
+    /// What asks whether this board answers, for a readiness probe, kept apart from the board
+    /// itself, which neva's DI holds.
+    pub fn answers(&self) -> Answers {
+        match self {
+            Self::Memory(_) => Answers(None),
+            Self::Sqlite(connection) => Answers(Some(Arc::clone(connection))),
+        }
+    }
+}
+
+/// Asks whether a [`Board`] answers: its database a trivial query (a board in memory always
+/// does).
+pub struct Answers(Option<Arc<Mutex<Connection>>>);
+
+impl Answers {
+    /// `Ok` when the board answers.
+    pub async fn check(&self) -> Result<(), String> {
+        let Some(connection) = &self.0 else {
+            return Ok(());
+        };
+        sqlite(connection, |connection| {
+            connection.query_row("SELECT count(*) FROM tasks", [], |_| Ok(()))
+        })
+        .await
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

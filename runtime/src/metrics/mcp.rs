@@ -8,6 +8,7 @@ use neva::App;
 use neva::middleware::{MwContext, Next};
 use neva::types::Response;
 
+use super::handles::{self, Series};
 use super::{MCP_OPERATION_DURATION, UNKNOWN_TOOL};
 
 /// `app` with every `tools/call` it answers recorded in
@@ -33,21 +34,36 @@ async fn record(ctx: MwContext, next: Next) -> Response {
     let started = Instant::now();
     let response = next(ctx).await;
     let took = started.elapsed();
-    let mut labels = vec![Label::from_static_parts("mcp_method_name", "tools/call")];
+    let method = Label::from_static_parts("mcp_method_name", "tools/call");
     match &response {
         Response::Ok(ok) => {
-            let tool = asked.unwrap_or_else(|| UNKNOWN_TOOL.to_owned());
-            labels.push(Label::new("gen_ai_tool_name", tool));
-            if ok.result.get("isError").and_then(|value| value.as_bool()) == Some(true) {
-                labels.push(Label::from_static_parts("error_type", "tool_error"));
-            }
+            let tool = asked.as_deref().unwrap_or(UNKNOWN_TOOL);
+            let failed = ok.result.get("isError").and_then(|value| value.as_bool()) == Some(true);
+            let error_type = if failed { "tool_error" } else { "" };
+            let series = Series {
+                metric: MCP_OPERATION_DURATION,
+                fixed: [error_type, ""],
+                name: tool,
+            };
+            let answered = handles::histogram(series, || {
+                let mut labels = vec![method, Label::new("gen_ai_tool_name", tool.to_owned())];
+                if failed {
+                    labels.push(Label::from_static_parts("error_type", error_type));
+                }
+                histogram!(MCP_OPERATION_DURATION, labels)
+            });
+            answered.record(took);
         }
+        // Refused by neva: rare, and perhaps of no tool the server has.
         Response::Err(error) => {
-            labels.push(Label::from_static_parts("gen_ai_tool_name", UNKNOWN_TOOL));
             let code = i32::from(error.error.code).to_string();
-            labels.push(Label::new("error_type", code));
+            let labels = vec![
+                method,
+                Label::from_static_parts("gen_ai_tool_name", UNKNOWN_TOOL),
+                Label::new("error_type", code),
+            ];
+            histogram!(MCP_OPERATION_DURATION, labels).record(took);
         }
     }
-    histogram!(MCP_OPERATION_DURATION, labels).record(took);
     response
 }
