@@ -37,10 +37,10 @@ fn adding_then_clearing(last: Duration) -> ScriptedModel {
     })
 }
 
-/// How many times the model was sent a result of `tool`'s, in its last request: how many times
-/// the tool ran in the run that request belongs to.
+/// The most times `tool` ran in one run, as the model's requests show it: each carries the calls
+/// its run made so far.
 fn results_of(script: &ScriptedModel, tool: &str) -> usize {
-    let calls = script
+    script
         .requests()
         .iter()
         .map(|seen| {
@@ -56,8 +56,8 @@ fn results_of(script: &ScriptedModel, tool: &str) -> usize {
                 .filter(|call| call["function"]["name"] == tool)
                 .count()
         })
-        .collect::<Vec<_>>();
-    calls.iter().copied().max().unwrap_or(0)
+        .max()
+        .unwrap_or(0)
 }
 
 /// Two replicas sharing one Redis and one SQLite board, and the model they both use.
@@ -95,11 +95,36 @@ impl Replicas {
         common::text(&listed)
     }
 
+    /// Alice's first round of `plan_week` on `addr`: its question's key and sealed state.
+    async fn asked(&self, addr: SocketAddr) -> Asked {
+        let (key, state) = question(&round(addr, &admin("alice"), FOCUS, None, None).await);
+        Asked { key, state }
+    }
+
+    /// Alice's retry of that round on `addr`, approving: the answer.
+    async fn approved(&self, addr: SocketAddr, asked: &Asked) -> Value {
+        approve_on(addr, asked).await
+    }
+
+    /// The final round of `asked` on B, with Redis killed while it runs (the model's last answer
+    /// takes 2 s): its answer, which must be the right one.
+    async fn final_round_while_redis_dies(&self, redis: &mut Redis, asked: &Asked) {
+        let (b, asked_again) = (self.b, asked.clone());
+        let final_round = tokio::spawn(async move { approve_on(b, &asked_again).await });
+        tokio::time::sleep(Duration::from_millis(800)).await;
+        redis.kill().await;
+        let done = final_round.await.expect("the round ends");
+        assert_eq!(
+            text(&done),
+            "Done: Removed 1 tasks",
+            "the right answer: {done}"
+        );
+    }
+
     /// A whole run on `first`, approved on `then`: it must end with the board cleared.
     async fn run_approved(&self, first: SocketAddr, then: SocketAddr, focus: &str) {
         let alice = admin("alice");
-        let asked = round(first, &alice, focus, None, None).await;
-        let (key, state) = question(&asked);
+        let (key, state) = question(&round(first, &alice, focus, None, None).await);
         let done = round(then, &alice, focus, Some(&state), Some(approve(&key))).await;
         let done = text(&done).as_str().unwrap_or_default().to_owned();
         assert!(done.starts_with("Done: Removed"), "{done}");
@@ -121,6 +146,22 @@ async fn replica(
         &[(SECRET_VAR, SECRET), ("LADOGA_STATE_SECRET", STATE_SECRET)],
     )
     .await
+}
+
+/// The focus of the runs the tests pause.
+const FOCUS: &str = "the release";
+
+/// A round that asked its caller: the question's key and the sealed state.
+#[derive(Clone)]
+struct Asked {
+    key: String,
+    state: String,
+}
+
+/// Alice's retry of `asked` on `addr`, approving: the answer.
+async fn approve_on(addr: SocketAddr, asked: &Asked) -> Value {
+    let answers = Some(approve(&asked.key));
+    round(addr, &admin("alice"), FOCUS, Some(&asked.state), answers).await
 }
 
 /// The text of an answer, error or not.
@@ -155,18 +196,9 @@ async fn after_redis_restarts_empty_the_first_run_on_each_replica_works() {
 async fn a_run_paused_before_redis_restarts_with_its_data_goes_on() {
     let mut redis = Redis::persistent().await;
     let replicas = Replicas::start(&redis, adding_then_clearing(Duration::ZERO), "kept").await;
-    let alice = admin("alice");
-
-    let (key, state) = question(&round(replicas.a, &alice, "the release", None, None).await);
+    let asked = replicas.asked(replicas.a).await;
     redis.restart().await;
-    let done = round(
-        replicas.b,
-        &alice,
-        "the release",
-        Some(&state),
-        Some(approve(&key)),
-    )
-    .await;
+    let done = replicas.approved(replicas.b, &asked).await;
 
     assert_eq!(text(&done), "Done: Removed 1 tasks", "{done}");
     assert_eq!(replicas.script.requests().len(), 3, "each turn asked once");
@@ -179,18 +211,9 @@ async fn a_run_paused_before_redis_restarts_with_its_data_goes_on() {
 async fn a_run_lost_when_redis_restarts_empty_says_which_calls_ran() {
     let mut redis = Redis::start().await;
     let replicas = Replicas::start(&redis, adding_then_clearing(Duration::ZERO), "lost").await;
-    let alice = admin("alice");
-
-    let (key, state) = question(&round(replicas.a, &alice, "the release", None, None).await);
+    let asked = replicas.asked(replicas.a).await;
     redis.restart().await;
-    let lost = round(
-        replicas.b,
-        &alice,
-        "the release",
-        Some(&state),
-        Some(approve(&key)),
-    )
-    .await;
+    let lost = replicas.approved(replicas.b, &asked).await;
 
     assert!(refused(&lost), "{lost}");
     let told = said(&lost);
@@ -202,14 +225,7 @@ async fn a_run_lost_when_redis_restarts_empty_says_which_calls_ran() {
     assert_eq!(replicas.tasks(replicas.a).await, "1. [ ] Tag v1.0");
 
     // The same round sent again finds nothing either, and runs nothing.
-    let again = round(
-        replicas.a,
-        &alice,
-        "the release",
-        Some(&state),
-        Some(approve(&key)),
-    )
-    .await;
+    let again = replicas.approved(replicas.a, &asked).await;
     assert!(refused(&again), "{again}");
     assert_eq!(replicas.script.requests().len(), 2);
 
@@ -223,11 +239,9 @@ async fn a_run_lost_when_redis_restarts_empty_says_which_calls_ran() {
 async fn with_redis_down_at_start_a_replica_serves_and_never_asks_a_question_it_cannot_keep() {
     let mut redis = Redis::not_started();
     let replicas = Replicas::start(&redis, adding_then_clearing(Duration::ZERO), "down").await;
-    let alice = admin("alice");
-
     // The replicas serve what needs no store.
     assert_eq!(replicas.tasks(replicas.a).await, "The board is empty.");
-    let answer = round(replicas.a, &alice, "the release", None, None).await;
+    let answer = round(replicas.a, &admin("alice"), FOCUS, None, None).await;
     assert_ne!(
         answer["result"]["resultType"], "input_required",
         "no question: {answer}"
@@ -254,7 +268,7 @@ async fn with_redis_down_when_a_run_pauses_the_caller_is_not_asked() {
     replicas.run_approved(replicas.a, replicas.b, "warm").await;
 
     redis.kill().await;
-    let answer = round(replicas.b, &admin("alice"), "the release", None, None).await;
+    let answer = round(replicas.b, &admin("alice"), FOCUS, None, None).await;
     assert_ne!(answer["result"]["resultType"], "input_required", "{answer}");
     let told = said(&answer);
     assert!(told.contains("could not be kept"), "{told}");
@@ -273,47 +287,21 @@ async fn redis_killed_while_a_final_round_holds_its_lock_runs_nothing_twice() {
     // The answer after `clear_board` takes 2 s: Redis is killed while the round holds its lock.
     let replicas =
         Replicas::start(&redis, adding_then_clearing(Duration::from_secs(2)), "lock").await;
-    let alice = admin("alice");
-    let (key, state) = question(&round(replicas.a, &alice, "the release", None, None).await);
+    let asked = replicas.asked(replicas.a).await;
 
-    let final_round = {
-        let (b, alice, state, key) = (replicas.b, alice.clone(), state.clone(), key.clone());
-        tokio::spawn(async move {
-            round(b, &alice, "the release", Some(&state), Some(approve(&key))).await
-        })
-    };
-    tokio::time::sleep(Duration::from_millis(800)).await;
-    redis.kill().await;
-    let done = final_round.await.expect("the round ends");
-    assert_eq!(
-        text(&done),
-        "Done: Removed 1 tasks",
-        "the right answer: {done}"
-    );
+    replicas
+        .final_round_while_redis_dies(&mut redis, &asked)
+        .await;
 
     // Its answer could not be kept, nor its lock taken again: a retry runs nothing and says so.
-    let retried = round(
-        replicas.a,
-        &alice,
-        "the release",
-        Some(&state),
-        Some(approve(&key)),
-    )
-    .await;
+    let retried = replicas.approved(replicas.a, &asked).await;
     assert!(refused(&retried), "{retried}");
     assert!(said(&retried).contains("could not be locked"), "{retried}");
     assert_eq!(results_of(&replicas.script, "clear_board"), 1, "ran once");
 
     // Redis back, empty: the retry finds the run gone and runs nothing either.
     redis.restart().await;
-    let retried = round(
-        replicas.b,
-        &alice,
-        "the release",
-        Some(&state),
-        Some(approve(&key)),
-    )
-    .await;
+    let retried = replicas.approved(replicas.b, &asked).await;
     assert!(refused(&retried), "{retried}");
     assert!(said(&retried).contains("paused state is gone"), "{retried}");
     assert_eq!(results_of(&replicas.script, "clear_board"), 1, "ran once");
@@ -334,32 +322,17 @@ async fn a_lock_kept_by_a_redis_restarted_with_its_data_is_let_go_of() {
         "relock",
     )
     .await;
-    let alice = admin("alice");
-    let (key, state) = question(&round(replicas.a, &alice, "the release", None, None).await);
+    let asked = replicas.asked(replicas.a).await;
 
-    let final_round = {
-        let (b, alice, state, key) = (replicas.b, alice.clone(), state.clone(), key.clone());
-        tokio::spawn(async move {
-            round(b, &alice, "the release", Some(&state), Some(approve(&key))).await
-        })
-    };
-    tokio::time::sleep(Duration::from_millis(800)).await;
-    redis.kill().await;
-    let done = final_round.await.expect("the round ends");
-    assert_eq!(text(&done), "Done: Removed 1 tasks", "{done}");
+    replicas
+        .final_round_while_redis_dies(&mut redis, &asked)
+        .await;
 
     // Back with its data, the lock among them: the replica that held it lets go, and a retry of
     // the round gets the lock within seconds, not the minute it would take to lapse.
     redis.restart().await;
     let started = std::time::Instant::now();
-    let retried = round(
-        replicas.a,
-        &alice,
-        "the release",
-        Some(&state),
-        Some(approve(&key)),
-    )
-    .await;
+    let retried = replicas.approved(replicas.a, &asked).await;
     assert!(
         started.elapsed() < Duration::from_secs(15),
         "{:?}",
