@@ -109,6 +109,13 @@ def overhead(folder, out):
         out.append(f"Ladoga / by hand in instructions: **{ours / hand:.4f}** "
                    f"({(ours / hand - 1) * 100:+.2f} %), over {counted['count']} orchestrations "
                    f"each, on one thread.")
+        metered = counted["per_orchestration"].get("loop_ladoga_metrics")
+        if metered:
+            out.append("")
+            out.append(f"With a Prometheus recorder installed (`ladoga::metrics` recording): "
+                       f"{count(metered)} instructions per orchestration, **{metered / ours:.4f}** "
+                       f"of Ladoga's without one ({(metered / ours - 1) * 100:+.2f} %; the goal "
+                       f"is within 1 %).")
     return ratio
 
 

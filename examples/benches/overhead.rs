@@ -156,17 +156,50 @@ fn main() {
     Criterion::default().configure_from_args().final_summary();
 }
 
-/// Runs the loop `name` once to warm up, then `count` times, on a single-threaded runtime.
+/// Runs the loop `name` once to warm up, then `count` times, on a single-threaded runtime. A
+/// name ending in `+metrics` runs the loop it starts with, with a Prometheus recorder installed
+/// (as `board --admin` installs it), so that `ladoga::metrics` records.
 fn repeat(name: &str, count: usize) {
+    let name = match name.strip_suffix("+metrics") {
+        Some(name) => {
+            record_metrics();
+            name
+        }
+        None => name,
+    };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a runtime");
-    rt.block_on(async {
+    let server = rt.block_on(async {
         let server = scenario::server(MemoryModel::new(Memory::new(Script::scenario()))).await;
         scenario::run(&server, name).await;
+        server
+    });
+    orchestrations(&rt, &server, name, count);
+}
+
+/// Runs the loop `name` `count` times: what callgrind counts, with `--toggle-collect` naming
+/// this function, leaving out the setup (a recorder's clock calibrates for as long as it takes,
+/// a count no two runs share).
+#[inline(never)]
+fn orchestrations(rt: &tokio::runtime::Runtime, server: &LocalTools, name: &str, count: usize) {
+    rt.block_on(async {
         for _ in 0..count {
-            scenario::run(&server, name).await;
+            scenario::run(server, name).await;
         }
     });
+}
+
+/// Installs the process's Prometheus recorder, with the buckets of Ladoga's histograms.
+fn record_metrics() {
+    use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+
+    let mut builder = PrometheusBuilder::new();
+    for (name, buckets) in ladoga::metrics::HISTOGRAM_BUCKETS {
+        builder = builder
+            .set_buckets_for_metric(Matcher::Full((*name).to_owned()), buckets)
+            .expect("buckets");
+    }
+    builder.install_recorder().expect("the only recorder");
 }

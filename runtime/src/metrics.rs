@@ -269,9 +269,10 @@ pub(crate) fn tool_called(offered: &[svir::Tool], tool: &str, failed: bool) {
         fixed: [outcome, ""],
         name,
     };
-    let called = handles::counter(series, || {
-        counter!(TOOL_CALLS, "gen_ai_tool_name" => name.to_owned(), "outcome" => outcome)
-    });
+    let called = handles::counter(
+        series,
+        || counter!(TOOL_CALLS, "gen_ai_tool_name" => name.to_owned(), "outcome" => outcome),
+    );
     called.increment(1);
 }
 
@@ -327,15 +328,13 @@ mod tests {
         // Leaked: a recorder is told apart by its address, which no later one may take.
         let recorder: &'static Counted = Box::leak(Box::default());
         let model = ScriptedModel::new([
-            Reply::calls([
-                ("add_task", json!({})),
-                ("made_up_by_the_model", json!({})),
-            ]),
+            Reply::calls([("add_task", json!({})), ("made_up_by_the_model", json!({}))]),
             Reply::text("Done."),
         ]);
-        let tools = Tools::new().add_tool(Tool::new("add_task", "Adds"), |_: serde_json::Value| {
-            async { "added" }
-        });
+        let tools = Tools::new().add_tool(
+            Tool::new("add_task", "Adds"),
+            |_: serde_json::Value| async { "added" },
+        );
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
