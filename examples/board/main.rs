@@ -32,6 +32,10 @@
 //! with a clear tool error for its caller, and exits 0. A second signal ends it at once. Its
 //! front (`front.rs`) listens at `--http` and passes the requests on to neva on a loopback
 //! port of its own.
+//!
+//! With `--admin ADDR`, the probes and metrics are served there, apart from MCP (`admin.rs`):
+//! `/healthz`, `/readyz` (`503` with the reason while draining or while a store does not
+//! answer) and `/metrics` (what `ladoga::metrics` records, in Prometheus' text format).
 
 mod admin;
 mod auth;

@@ -26,7 +26,7 @@
 //! | `ladoga_run_turns` | histogram | `ladoga_stop` | model requests of a run that ended with an outcome |
 //! | `ladoga_tool_calls_total` | counter | `gen_ai_tool_name`, `outcome` (`ok`, `error`) | calls a run's model made that ran |
 //! | `ladoga_approvals_total` | counter | `decision` (`approved`, `declined`, `cancelled`, `unavailable`) | answers to approval questions |
-//! | `ladoga_store_errors_total` | counter | `operation` (`put`, `take`, `ping`, `lock`, `get`, `commit`) | store operations that failed |
+//! | `ladoga_store_errors_total` | counter | `operation` (`put`, `take`, `get`, `commit`, `lock`, `unlock`) | store operations that failed: a paused run kept or taken, a final round read or committed, its lock taken or let go of |
 //! | `mcp_server_operation_duration_seconds` | histogram | `mcp_method_name` (`tools/call`), `gen_ai_tool_name`, `error_type` (on a failure only) | MCP tool calls the server answered, from a client or a run ([`serve`]) |
 //!
 //! `ladoga_stop` is [`Stop::name`](crate::Stop::name) (`answered`, `turns`, `deadline`,
@@ -282,7 +282,7 @@ pub(crate) fn approval(decision: &'static str) {
     counter!(APPROVALS, "decision" => decision).increment(1);
 }
 
-/// A store operation failed: `operation` is `put`, `take`, `ping`, `lock`, `get` or `commit`.
+/// A store operation failed: `operation` is `put`, `take`, `get`, `commit`, `lock` or `unlock`.
 pub(crate) fn store_failed(operation: &'static str) {
     counter!(STORE_ERRORS, "operation" => operation).increment(1);
 }
