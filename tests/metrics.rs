@@ -97,6 +97,10 @@ async fn prometheus_counts_the_runs_and_calls_the_test_made() {
             2.0 * runs,
         ),
         (
+            "sum(gen_ai_client_operation_time_to_first_chunk_seconds_count)",
+            2.0 * runs,
+        ),
+        (
             "sum(gen_ai_client_token_usage_sum{gen_ai_token_type=\"input\"})",
             250.0 * runs,
         ),

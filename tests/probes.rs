@@ -179,6 +179,12 @@ async fn a_board_answers_its_probes_and_its_metrics_move_with_its_calls() {
         total(&after, requests, &[("gen_ai_request_model", "scripted")]),
         2.0
     );
+    let first_chunks = "gen_ai_client_operation_time_to_first_chunk_seconds_count";
+    assert_eq!(
+        total(&after, first_chunks, &[]),
+        2.0,
+        "each answer streamed"
+    );
     let input = [("gen_ai_token_type", "input")];
     assert_eq!(total(&after, "gen_ai_client_token_usage_sum", &input), 32.0);
     let output = [("gen_ai_token_type", "output")];
