@@ -44,7 +44,8 @@
 //! have among others, is `unknown`, with the JSON-RPC error code as its `error_type`).
 //!
 //! A Prometheus recorder renders histograms as summaries unless it is given buckets:
-//! [`HISTOGRAM_BUCKETS`] has the conventions' for each histogram.
+//! [`HISTOGRAM_BUCKETS`] has OpenTelemetry's for the conventions' histograms, and Ladoga's own
+//! for the turns.
 //!
 //! ```
 //! // What an exporter needs to know, for each histogram, before it renders one.
