@@ -96,6 +96,8 @@ impl Admin {
         let admin = std::sync::Arc::new(self);
         loop {
             let Ok((stream, _)) = listener.accept().await else {
+                // Out of file descriptors, say: try again in a while rather than at once.
+                tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             };
             let admin = std::sync::Arc::clone(&admin);
