@@ -261,3 +261,51 @@ async fn a_board_is_not_ready_while_its_redis_is_down_and_ready_once_it_is_back(
     let back = until(admin, "/readyz", 200, Duration::from_secs(15)).await;
     assert_eq!(back, (200, "ready\n".to_owned()));
 }
+
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test]
+async fn an_approval_is_counted_and_a_round_that_pauses_ends_no_run() {
+    use common::auth::{SECRET, SECRET_VAR, admin};
+    use common::rounds::{approve, clearing_model, question, round, text};
+
+    let script = clearing_model();
+    let model = script.serve().await.expect("serves");
+    let admin_addr = free_addr();
+    let (_board, addr) = board_over_http_with_env(
+        &model.url(),
+        "scripted",
+        &["--auth", "--admin", &admin_addr.to_string()],
+        &[(SECRET_VAR, SECRET)],
+    )
+    .await;
+    wait_for(admin_addr).await;
+    let alice = admin("alice");
+
+    let (key, state) = question(&round(addr, &alice, "the release", None, None).await);
+    let paused = parse(&get(admin_addr, "/metrics").await.1);
+    assert_eq!(total(&paused, "ladoga_runs_ended_total", &[]), 0.0);
+    assert_eq!(total(&paused, "ladoga_runs_in_flight", &[]), 0.0);
+    assert_eq!(total(&paused, "ladoga_approvals_total", &[]), 0.0);
+
+    let done = round(
+        addr,
+        &alice,
+        "the release",
+        Some(&state),
+        Some(approve(&key)),
+    )
+    .await;
+    assert_eq!(text(&done), "Done: Removed 0 tasks", "{done}");
+    let after = parse(&get(admin_addr, "/metrics").await.1);
+    let approved = [("decision", "approved")];
+    assert_eq!(total(&after, "ladoga_approvals_total", &approved), 1.0);
+    let answered = [("ladoga_stop", "answered")];
+    assert_eq!(total(&after, "ladoga_runs_ended_total", &answered), 1.0);
+    assert_eq!(total(&after, "ladoga_runs_ended_total", &[]), 1.0);
+    let cleared = [("gen_ai_tool_name", "clear_board"), ("outcome", "ok")];
+    assert_eq!(total(&after, "ladoga_tool_calls_total", &cleared), 1.0);
+    assert_eq!(total(&after, "ladoga_runs_in_flight", &[]), 0.0);
+    let rounds = [("gen_ai_tool_name", "plan_week")];
+    let mcp_calls = "mcp_server_operation_duration_seconds_count";
+    assert_eq!(total(&after, mcp_calls, &rounds), 2.0, "two rounds");
+}
