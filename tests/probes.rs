@@ -309,3 +309,49 @@ async fn an_approval_is_counted_and_a_round_that_pauses_ends_no_run() {
     let mcp_calls = "mcp_server_operation_duration_seconds_count";
     assert_eq!(total(&after, mcp_calls, &rounds), 2.0, "two rounds");
 }
+
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test]
+#[ignore = "needs redis-server: run by scripts/test"]
+async fn a_store_operation_that_fails_is_counted() {
+    use common::auth::{SECRET, SECRET_VAR, admin};
+    use common::rounds::{clearing_model, round};
+
+    let mut redis = common::redis::Redis::start().await;
+    let script = clearing_model();
+    let model = script.serve().await.expect("serves");
+    let admin_addr = free_addr();
+    let (_board, addr) = board_over_http_with_env(
+        &model.url(),
+        "scripted",
+        &[
+            "--auth",
+            "--redis",
+            &redis.url(),
+            "--admin",
+            &admin_addr.to_string(),
+        ],
+        &[
+            (SECRET_VAR, SECRET),
+            (
+                "LADOGA_STATE_SECRET",
+                "the replicas' request-state secret, 40 b",
+            ),
+        ],
+    )
+    .await;
+    wait_for(admin_addr).await;
+
+    redis.kill().await;
+    // The run cannot be kept before its question: the caller is not asked.
+    let answer = round(addr, &admin("alice"), "the release", None, None).await;
+    assert!(answer["result"]["inputRequests"].is_null(), "{answer}");
+    let after = parse(&get(admin_addr, "/metrics").await.1);
+    let put = [("operation", "put")];
+    assert!(
+        total(&after, "ladoga_store_errors_total", &put) >= 1.0,
+        "a failed put is counted"
+    );
+    let failed = [("error_type", "store")];
+    assert_eq!(total(&after, "ladoga_runs_ended_total", &failed), 1.0);
+}
