@@ -209,10 +209,13 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
         true => not_once(addrs[0], &outcome.added).await?,
         false => Vec::new(),
     };
-    drop(balancer);
     for board in boards {
         board.kill().await?;
     }
+    // Every board has exited and been waited for, nginx not yet: the children counted are the
+    // boards.
+    let board_cpu = children_cpu()?;
+    drop(balancer);
     drop(redis);
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
@@ -253,6 +256,12 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
         latencies.percentile_ms(90.0),
         latencies.percentile_ms(99.0),
         latencies.max_ms()
+    );
+    let answered = warmup_calls + latencies.count();
+    println!(
+        "board CPU time (user and system, every board, warm-up included): {:.1} s, {:.0} us per call answered",
+        board_cpu.as_secs_f64(),
+        board_cpu.as_secs_f64() * 1e6 / answered.max(1) as f64
     );
     let window = Duration::from_secs(10);
     let mut grew = false;
@@ -370,6 +379,19 @@ fn reply(request: &SeenRequest, turns: usize, calls: usize) -> Reply {
     }
     let brief = request.first_user_text().unwrap_or_default();
     Reply::text(sessions::answer(request.tool_results().len(), &brief))
+}
+
+/// The CPU time, user and system, of this process's children that have exited and been waited
+/// for.
+fn children_cpu() -> Result<Duration, String> {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN)
+        .map_err(|error| format!("cannot read the boards' CPU time: {error}"))?;
+    let micros = |time: nix::sys::time::TimeVal| {
+        Duration::from_secs(time.tv_sec().max(0) as u64)
+            + Duration::from_micros(time.tv_usec().max(0) as u64)
+    };
+    Ok(micros(usage.user_time()) + micros(usage.system_time()))
 }
 
 /// A loopback address no one listens on right now.
