@@ -110,7 +110,8 @@ fn error_type(error: &RunError) -> &'static str {
         RunError::Model(_) => "model",
         RunError::Output { .. } => "output",
         RunError::Paused(_) => "paused",
-        RunError::Gone => "gone",
+        RunError::Gone | RunError::Lost { .. } => "gone",
+        RunError::NotKept { .. } | RunError::Unread { .. } | RunError::Unlocked => "store",
         RunError::Store(_) => "store",
         RunError::Stopped { .. } => "stopped",
         RunError::TurnLimit { .. }
