@@ -122,12 +122,22 @@ impl Front {
                 }
             }
         }
-        // The connections the system accepted already: served, not reset.
-        while let Ok(Ok((stream, _))) =
-            tokio::time::timeout(Duration::from_millis(1), listener.accept()).await
-        {
-            self.clone().serve_connection(stream);
+        // The connections the system accepted already are served, not reset: taken until there
+        // is none, then the listener closed at once, so that no caller's connection lands in
+        // between (it would be reset after its request was sent).
+        let Ok(listener) = listener.into_std() else {
+            return;
+        };
+        let _ = listener.set_nonblocking(true);
+        while let Ok((stream, _)) = listener.accept() {
+            if let Ok(stream) = stream
+                .set_nonblocking(true)
+                .and_then(|()| TcpStream::from_std(stream))
+            {
+                self.clone().serve_connection(stream);
+            }
         }
+        drop(listener);
     }
 
     /// Stops listening, and waits until the callers have closed their connections (each after a

@@ -108,8 +108,10 @@ fn binary() -> &'static str {
 /// host it does not serve, as DNS rebinding protection). A request is passed on to another
 /// replica only when the first cannot have run it: its connection was refused (nothing was
 /// sent), or it answered `503` (a draining board runs nothing it refuses), in `@draining`,
-/// which tries each replica once. nginx never re-sends a POST after a timeout or a dropped
-/// connection (no `non_idempotent` where `error` or `timeout` are). An idle kept-alive connection
+/// which tries each replica once. nginx never re-sends a POST after a timeout, nor, in `/mcp`,
+/// after a dropped connection. In `@draining`, which only a draining board's `503` leads to, a
+/// connection refused or dropped by that board (which stops listening as it exits) is passed on
+/// too: it ran nothing. An idle kept-alive connection
 /// is closed by nginx after 4 s, within the 5 s a stopping board waits for its callers to close
 /// theirs: a connection the board closed under nginx would turn the POST sent on it into a `502`.
 pub fn config(addr: SocketAddr, replicas: &[SocketAddr], routing: Routing, dir: &Path) -> String {
@@ -174,7 +176,7 @@ http {{
             error_page 503 = @draining;
         }}
         location @draining {{
-{proxy}            proxy_next_upstream http_503 non_idempotent;
+{proxy}            proxy_next_upstream error http_503 non_idempotent;
         }}
     }}
 }}
