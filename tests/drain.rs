@@ -32,6 +32,18 @@ fn terminate(board: &tokio::process::Child) {
     kill(Pid::from_raw(pid as i32), Signal::SIGTERM).expect("SIGTERM sent");
 }
 
+/// `plan_week` called by `client`, going on in the background: its result, once it comes.
+fn planning(
+    client: neva::Client,
+) -> tokio::task::JoinHandle<Result<neva::types::CallToolResponse, neva::error::Error>> {
+    tokio::spawn(async move {
+        client
+            .tools()
+            .call("plan_week", [("focus", "the release")])
+            .await
+    })
+}
+
 /// Waits until the model has been asked `count` times, for at most 10 s.
 async fn asked(script: &ScriptedModel, count: usize) {
     for _ in 0..1000 {
@@ -97,12 +109,7 @@ async fn a_call_in_flight_completes_a_new_one_is_refused_and_the_board_exits_0()
     let (mut board, addr) = board_over_http_with(&model.url(), "scripted", &[]).await;
     let client = connect(addr).await;
 
-    let in_flight = tokio::spawn(async move {
-        client
-            .tools()
-            .call("plan_week", [("focus", "the release")])
-            .await
-    });
+    let in_flight = planning(client);
     asked(&script, 1).await;
     let signalled = Instant::now();
     terminate(&board);
@@ -135,12 +142,7 @@ async fn a_run_longer_than_the_grace_period_gets_a_clear_tool_error_and_the_boar
         board_over_http_with(&model.url(), "scripted", &["--drain", "1s"]).await;
     let client = connect(addr).await;
 
-    let in_flight = tokio::spawn(async move {
-        client
-            .tools()
-            .call("plan_week", [("focus", "the release")])
-            .await
-    });
+    let in_flight = planning(client);
     asked(&script, 1).await;
     terminate(&board);
 
@@ -171,12 +173,7 @@ async fn a_second_signal_ends_a_draining_board_at_once() {
     let model = script.serve().await.expect("serves");
     let (mut board, addr) = board_over_http_with(&model.url(), "scripted", &[]).await;
     let client = connect(addr).await;
-    let _in_flight = tokio::spawn(async move {
-        client
-            .tools()
-            .call("plan_week", [("focus", "the release")])
-            .await
-    });
+    let _in_flight = planning(client);
     asked(&script, 1).await;
     terminate(&board);
     refused_call(addr).await;
@@ -203,12 +200,7 @@ async fn behind_nginx_when_every_replica_drains_the_caller_gets_503_and_retry_af
     let mut in_flight = Vec::new();
     for &addr in &addrs {
         let client = connect(addr).await;
-        in_flight.push(tokio::spawn(async move {
-            client
-                .tools()
-                .call("plan_week", [("focus", "the release")])
-                .await
-        }));
+        in_flight.push(planning(client));
     }
     asked(&script, 2).await;
     for (board, addr) in &boards {
