@@ -240,3 +240,33 @@ async fn noted(ctx: &neva::Context, agent: &str) -> Vec<String> {
         ran.extend(noted);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_kept_before_the_calls_were_noted_still_reads_back() {
+        let paused = Paused {
+            request: Request::new("scripted"),
+            opened: 1,
+            turns: 2,
+            usage: (30, 15),
+            repeats: Repeats::default(),
+            pending: None,
+            approvals: Vec::new(),
+            spent: None,
+            answered_by: None,
+            ran: vec![Ran {
+                tool: "add_task".into(),
+                turn: 1,
+            }],
+        };
+        let mut kept = serde_json::to_value(&paused).expect("written");
+        // What the code before `ran` wrote.
+        kept.as_object_mut().expect("an object").remove("ran");
+        let read: Paused = serde_json::from_value(kept).expect("read back");
+        assert_eq!(read.turns, 2);
+        assert!(read.ran.is_empty());
+    }
+}
