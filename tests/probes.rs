@@ -9,9 +9,29 @@ mod common;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::{board_over_http_with, board_over_http_with_env, connect, free_addr, wait_for};
+use common::{board_over_http_with_env, connect, free_addr, wait_for};
 use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::json;
+
+/// The request-state secret of the boards that keep their runs in Redis: 40 bytes.
+#[cfg_attr(feature = "legacy-spec", allow(dead_code))]
+const STATE_SECRET: &str = "the replicas' request-state secret, 40 b";
+
+/// `board --admin` on free loopback ports, with its other arguments `args` and the environment
+/// `env`, talking to `model_url`, once both ports answer: the child, its MCP address and its
+/// admin address.
+async fn board_with_admin(
+    model_url: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (tokio::process::Child, SocketAddr, SocketAddr) {
+    let admin = free_addr();
+    let admin_arg = admin.to_string();
+    let args = [&["--admin", admin_arg.as_str()], args].concat();
+    let (board, addr) = board_over_http_with_env(model_url, "scripted", &args, env).await;
+    wait_for(admin).await;
+    (board, addr, admin)
+}
 
 /// The status and body of `GET http://{admin}{path}`.
 async fn get(admin: SocketAddr, path: &str) -> (u16, String) {
@@ -125,10 +145,7 @@ fn adding_model() -> ScriptedModel {
 async fn a_board_answers_its_probes_and_its_metrics_move_with_its_calls() {
     let script = adding_model();
     let model = script.serve().await.expect("serves");
-    let admin = free_addr();
-    let (_board, addr) =
-        board_over_http_with(&model.url(), "scripted", &["--admin", &admin.to_string()]).await;
-    wait_for(admin).await;
+    let (_board, addr, admin) = board_with_admin(&model.url(), &[], &[]).await;
 
     assert_eq!(get(admin, "/healthz").await, (200, "serving\n".to_owned()));
     assert_eq!(get(admin, "/readyz").await, (200, "ready\n".to_owned()));
@@ -206,14 +223,7 @@ async fn a_draining_board_is_not_ready() {
     // A run in flight keeps the board draining for a while.
     let script = ScriptedModel::new([Reply::text("Planned.").after(Duration::from_secs(3))]);
     let model = script.serve().await.expect("serves");
-    let admin = free_addr();
-    let (board, addr) = board_over_http_with(
-        &model.url(),
-        "scripted",
-        &["--admin", &admin.to_string(), "--drain", "10s"],
-    )
-    .await;
-    wait_for(admin).await;
+    let (board, addr, admin) = board_with_admin(&model.url(), &["--drain", "10s"], &[]).await;
     assert_eq!(get(admin, "/readyz").await.0, 200);
 
     let client = connect(addr).await;
@@ -238,18 +248,12 @@ async fn a_draining_board_is_not_ready() {
 #[ignore = "needs redis-server: run by scripts/test"]
 async fn a_board_is_not_ready_while_its_redis_is_down_and_ready_once_it_is_back() {
     let mut redis = common::redis::Redis::start().await;
-    let admin = free_addr();
-    let (_board, _) = board_over_http_with_env(
+    let (_board, _, admin) = board_with_admin(
         "http://127.0.0.1:9",
-        "scripted",
-        &["--redis", &redis.url(), "--admin", &admin.to_string()],
-        &[(
-            "LADOGA_STATE_SECRET",
-            "the replicas' request-state secret, 40 b",
-        )],
+        &["--redis", &redis.url()],
+        &[("LADOGA_STATE_SECRET", STATE_SECRET)],
     )
     .await;
-    wait_for(admin).await;
     assert_eq!(get(admin, "/readyz").await, (200, "ready\n".to_owned()));
 
     redis.kill().await;
@@ -270,15 +274,8 @@ async fn an_approval_is_counted_and_a_round_that_pauses_ends_no_run() {
 
     let script = clearing_model();
     let model = script.serve().await.expect("serves");
-    let admin_addr = free_addr();
-    let (_board, addr) = board_over_http_with_env(
-        &model.url(),
-        "scripted",
-        &["--auth", "--admin", &admin_addr.to_string()],
-        &[(SECRET_VAR, SECRET)],
-    )
-    .await;
-    wait_for(admin_addr).await;
+    let (_board, addr, admin_addr) =
+        board_with_admin(&model.url(), &["--auth"], &[(SECRET_VAR, SECRET)]).await;
     let alice = admin("alice");
 
     let (key, state) = question(&round(addr, &alice, "the release", None, None).await);
@@ -320,27 +317,12 @@ async fn a_store_operation_that_fails_is_counted() {
     let mut redis = common::redis::Redis::start().await;
     let script = clearing_model();
     let model = script.serve().await.expect("serves");
-    let admin_addr = free_addr();
-    let (_board, addr) = board_over_http_with_env(
+    let (_board, addr, admin_addr) = board_with_admin(
         &model.url(),
-        "scripted",
-        &[
-            "--auth",
-            "--redis",
-            &redis.url(),
-            "--admin",
-            &admin_addr.to_string(),
-        ],
-        &[
-            (SECRET_VAR, SECRET),
-            (
-                "LADOGA_STATE_SECRET",
-                "the replicas' request-state secret, 40 b",
-            ),
-        ],
+        &["--auth", "--redis", &redis.url()],
+        &[(SECRET_VAR, SECRET), ("LADOGA_STATE_SECRET", STATE_SECRET)],
     )
     .await;
-    wait_for(admin_addr).await;
 
     redis.kill().await;
     // The run cannot be kept before its question: the caller is not asked.
