@@ -6,11 +6,10 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr};
 
-use crate::args::{Approve, Args};
+use crate::args::{Approve, Args, Piece, UriTemplate};
 use crate::errors::Errors;
 use crate::paths::private;
 use crate::signature::{Param, Signature};
-use crate::uri::{Piece, UriTemplate};
 
 /// Expands `#[orchestrator(attr)] item`. On any error, the function as written followed by
 /// every error.

@@ -11,12 +11,10 @@
 use proc_macro::TokenStream;
 
 mod args;
-mod duration;
 mod errors;
 mod expand;
 mod paths;
 mod signature;
-mod uri;
 
 /// Turns an `async fn` that builds a brief into an MCP tool that hands the brief to a model,
 /// with the server's other tools. See the `ladoga` crate's documentation.

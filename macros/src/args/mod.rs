@@ -10,9 +10,11 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprArray, ExprLit, Ident, Lit, LitBool, LitInt, LitStr, Token, Type};
 
-use crate::duration;
 use crate::errors::Errors;
-use crate::uri::UriTemplate;
+pub(crate) use uri::{Piece, UriTemplate};
+
+mod time;
+mod uri;
 
 /// Every argument `#[orchestrator]` takes.
 const KNOWN: [&str; 28] = [
@@ -408,7 +410,7 @@ fn repeat(value: &Expr, errors: &mut Errors) -> Option<Bound> {
 /// `name = "90s"`: a duration longer than zero.
 fn timeout(value: &Expr, name: &str, errors: &mut Errors) -> Option<Timeout> {
     let text = string(value, name, errors)?;
-    match duration::millis(&text.value()) {
+    match time::millis(&text.value()) {
         Ok(millis) => Some(Timeout {
             millis,
             span: text.span(),
