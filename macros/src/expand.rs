@@ -10,6 +10,7 @@ use crate::args::{Approve, Args, Piece, UriTemplate};
 use crate::errors::Errors;
 use crate::paths::private;
 use crate::signature::{Param, Signature};
+use crate::valid;
 
 /// Expands `#[orchestrator(attr)] item`. On any error, the function as written followed by
 /// every error.
@@ -23,9 +24,11 @@ pub(crate) fn orchestrator(attr: TokenStream, item: TokenStream) -> TokenStream 
         }
     };
     let mut errors = Errors::default();
+    // The errors are reported in the order they are found: keep this order.
     let args = Args::parse(attr, &mut errors);
+    valid::arguments(&args, &mut errors);
     let signature = Signature::check(&function, &mut errors);
-    check_placeholders(&args, &signature, &mut errors);
+    valid::against_signature(&args, &signature, &mut errors);
     match errors.into_compile_errors() {
         Some(errors) => quote! { #function #errors },
         None => handler(&function, &args, &signature),
@@ -146,35 +149,6 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
         ) -> #returns {
             #inner
             #body
-        }
-    }
-}
-
-/// Records an error at each `attach` URI with a placeholder that names no parameter.
-fn check_placeholders(args: &Args, signature: &Signature, errors: &mut Errors) {
-    let names: Vec<String> = signature
-        .params
-        .iter()
-        .filter(|param| !param.is_context)
-        .map(|param| param.ident.to_string())
-        .collect();
-    for uri in &args.attach {
-        for name in uri.params() {
-            if !names.iter().any(|known| known == name) {
-                let known = if names.is_empty() {
-                    "it has none".to_owned()
-                } else {
-                    let names: Vec<_> = names.iter().map(|name| format!("`{name}`")).collect();
-                    format!("it has {}", names.join(", "))
-                };
-                errors.at(
-                    &uri.lit,
-                    format!(
-                        "`{{{name}}}` is no parameter of this orchestrator: a placeholder in \
-                         `attach` stands for a parameter's value, and {known}"
-                    ),
-                );
-            }
         }
     }
 }

@@ -2,8 +2,9 @@
 //! holds everything the generated code calls.
 //!
 //! The work is split: `args` parses the attribute's arguments into typed values with their
-//! spans, `signature` checks the function, and `expand` writes the neva tool handler that
-//! calls the runtime. On any error the user's function is emitted unchanged beside every
+//! spans, one row of its table per argument; `signature` checks the function; `valid` checks
+//! the arguments together and against the function; and `expand` writes the neva tool handler
+//! that calls the runtime. On any error the user's function is emitted unchanged beside every
 //! error at once, so one mistake does not turn into many and IDEs keep working.
 
 #![warn(missing_docs)]
@@ -15,6 +16,7 @@ mod errors;
 mod expand;
 mod paths;
 mod signature;
+mod valid;
 
 /// Turns an `async fn` that builds a brief into an MCP tool that hands the brief to a model,
 /// with the server's other tools. See the `ladoga` crate's documentation.

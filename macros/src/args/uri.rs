@@ -1,7 +1,40 @@
-//! `attach` URIs: text and `{parameter}` placeholders, parsed once with the literal they were
-//! written as, so a placeholder that names no parameter is an error at that literal.
+//! What the brief takes from the server: `prompt` names one of its prompts, `attach` lists
+//! resource URIs. Each URI is text and `{parameter}` placeholders, parsed once with the literal
+//! it was written as, so a placeholder that names no parameter is an error at that literal.
 
-use syn::{Ident, LitStr};
+use syn::{Expr, Ident, LitStr};
+
+use super::table::Spec;
+use super::values::{string, strings};
+use crate::errors::Errors;
+
+/// `prompt = "name"`: a prompt's name, not empty.
+pub(super) fn prompt(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<LitStr> {
+    let name = string(value, spec, errors)?;
+    if name.value().trim().is_empty() {
+        errors.at(
+            &name,
+            format!("`prompt` names a prompt of the server: {}", spec.example),
+        );
+        return None;
+    }
+    Some(name)
+}
+
+/// `attach = ["uri", …]`: resource URIs, each with its placeholders.
+pub(super) fn uris(value: &Expr, spec: &Spec, errors: &mut Errors) -> Vec<UriTemplate> {
+    strings(value, spec, errors)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|lit| match UriTemplate::parse(lit) {
+            Ok(uri) => Some(uri),
+            Err(why) => {
+                errors.at(lit, format!("this is no resource URI to attach: {why}"));
+                None
+            }
+        })
+        .collect()
+}
 
 /// A resource URI to attach, as written.
 pub(crate) struct UriTemplate {

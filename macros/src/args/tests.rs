@@ -1,0 +1,177 @@
+//! The arguments' unit tests, through `Args::parse`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::patterns::why_never_matches;
+use super::table::{ARGS, Take};
+use super::time::DEFAULT_STREAM_INTERVAL;
+use super::{Approve, Args};
+use crate::errors::Errors;
+
+fn parse(attr: TokenStream) -> (Args, Option<String>) {
+    let mut errors = Errors::default();
+    let args = Args::parse(attr, &mut errors);
+    (args, errors.into_compile_errors().map(|e| e.to_string()))
+}
+
+#[test]
+fn typed_values_are_kept() {
+    let (args, errors) = parse(quote! {
+        system = "s", turns = 3, depth = 2, recurse, tools = ["a_*"], on_limit = "answer",
+        model = my::Model<X>, roles = ["admin"], with = [RemoteTools, my::Tools<X>]
+    });
+    assert!(errors.is_none(), "{errors:?}");
+    assert_eq!(args.system.unwrap().value(), "s");
+    assert_eq!(args.turns.unwrap().value.get(), 3);
+    assert_eq!(args.depth.unwrap().value.get(), 2);
+    assert!(args.recurse);
+    assert_eq!(args.tools.len(), 1);
+    assert_eq!(args.on_limit.unwrap().to_string(), "Answer");
+    assert!(args.model.is_some());
+    assert_eq!(args.with.len(), 2);
+    assert_eq!(args.neva.len(), 1);
+}
+
+#[test]
+fn approve_takes_patterns_or_destructive() {
+    let (args, errors) = parse(quote! { approve = ["clear_*", "wipe"] });
+    assert!(errors.is_none(), "{errors:?}");
+    assert!(matches!(args.approve, Some(Approve::Tools(patterns)) if patterns.len() == 2));
+    let (args, errors) = parse(quote! { approve = destructive });
+    assert!(errors.is_none(), "{errors:?}");
+    assert!(matches!(args.approve, Some(Approve::Destructive(_))));
+    for wrong in [
+        quote! { approve = [] },
+        quote! { approve = ["clear board"] },
+        quote! { approve = "clear_*" },
+        quote! { approve = everything },
+        quote! { approve },
+    ] {
+        let (args, errors) = parse(wrong.clone());
+        assert!(errors.is_some(), "{wrong}");
+        assert!(args.approve.is_none(), "{wrong}");
+    }
+}
+
+#[test]
+fn stream_and_call_timeout_are_checked() {
+    let (args, errors) = parse(quote! { stream = true, call_timeout = "20s" });
+    assert!(errors.is_none(), "{errors:?}");
+    assert_eq!(args.stream.unwrap().millis, DEFAULT_STREAM_INTERVAL);
+    assert_eq!(args.call_timeout.unwrap().millis, 20_000);
+
+    let (args, errors) = parse(quote! { stream = false });
+    assert!(errors.is_none(), "{errors:?}");
+    assert!(args.stream.is_none());
+    assert_eq!(
+        parse(quote! { stream = "1s" }).0.stream.unwrap().millis,
+        1_000
+    );
+
+    let errors = parse(quote! { stream = "20ms" }).1.expect("errors");
+    assert!(errors.contains("at most ten lines a second"), "{errors}");
+    let errors = parse(quote! { stream = 2 }).1.expect("errors");
+    assert!(
+        errors.contains("expected `true`, `false` or a duration"),
+        "{errors}"
+    );
+    let errors = parse(quote! { call_timeout = "soon" }).1.expect("errors");
+    assert!(
+        errors.contains("`call_timeout`: write a number"),
+        "{errors}"
+    );
+}
+
+#[test]
+fn with_takes_only_a_list_of_types() {
+    let (_, errors) = parse(quote! { with = "docs" });
+    assert!(errors.unwrap().contains("expected a list of types"));
+    let (_, errors) = parse(quote! { with = [1] });
+    assert!(errors.is_some());
+}
+
+#[test]
+fn every_mistake_is_reported_at_once() {
+    let (_, errors) = parse(quote! { turns = 0, depth = "4", colour = 1, turns = 2 });
+    let errors = errors.expect("errors");
+    assert!(errors.contains("at least 1"), "{errors}");
+    assert!(errors.contains("expected an integer"), "{errors}");
+    assert!(errors.contains("unknown argument `colour`"), "{errors}");
+    assert!(errors.contains("duplicate argument `turns`"), "{errors}");
+}
+
+#[test]
+fn prompt_and_attach_are_checked() {
+    let (args, errors) = parse(quote! {
+        prompt = "review_board", attach = ["board://tasks", "board://tasks/{status}"]
+    });
+    assert!(errors.is_none(), "{errors:?}");
+    assert_eq!(args.prompt.unwrap().value(), "review_board");
+    assert_eq!(args.attach.len(), 2);
+
+    let (_, errors) = parse(quote! { prompt = "", attach = "board://tasks" });
+    let errors = errors.expect("errors");
+    assert!(errors.contains("names a prompt of the server"), "{errors}");
+    assert!(errors.contains("expected a list of strings"), "{errors}");
+
+    let (_, errors) = parse(quote! { attach = ["board://{a"] });
+    assert!(errors.expect("errors").contains("never closed"));
+}
+
+#[test]
+fn patterns_follow_mcp_tool_names() {
+    assert!(why_never_matches("add_*").is_none());
+    assert!(why_never_matches("board.add").is_none());
+    assert!(why_never_matches("").is_some());
+    assert!(why_never_matches("add task").is_some());
+    assert!(why_never_matches(&"x".repeat(129)).is_some());
+}
+
+#[test]
+fn every_argument_has_one_row_whose_example_shows_it() {
+    for (at, spec) in ARGS.iter().enumerate() {
+        assert!(
+            ARGS[..at].iter().all(|other| other.name != spec.name),
+            "{} has two rows",
+            spec.name
+        );
+        assert!(
+            spec.example.starts_with(&format!("`{}", spec.name)),
+            "{}: {}",
+            spec.name,
+            spec.example
+        );
+    }
+}
+
+#[test]
+fn a_flag_takes_true_or_false() {
+    assert!(parse(quote! { recurse = true }).0.recurse);
+    assert!(!parse(quote! { recurse = false }).0.recurse);
+    let errors = parse(quote! { recurse = "yes" }).1.expect("errors");
+    assert!(
+        errors.contains("expected `true` or `false`: `recurse` or `recurse = false`"),
+        "{errors}"
+    );
+    assert!(ARGS.iter().any(|spec| matches!(spec.take, Take::Flag(_))));
+}
+
+#[test]
+fn an_argument_without_its_value_says_how_it_is_written() {
+    for (attr, message) in [
+        (quote! { turns }, "`turns` needs a value: `turns = 8`"),
+        (quote! { model }, "`model` needs a value: `model = MyModel`"),
+        (
+            quote! { with },
+            "`with` needs a value: `with = [RemoteTools]`",
+        ),
+        (
+            quote! { middleware },
+            "`middleware` needs a value: `middleware = [audit]`",
+        ),
+    ] {
+        let errors = parse(attr).1.expect("errors");
+        assert!(errors.contains(message), "{errors}");
+    }
+}

@@ -1,0 +1,135 @@
+//! Plain values: strings, lists of strings, bounds, counts and the `on_limit` policy.
+
+use std::num::NonZeroUsize;
+
+use proc_macro2::Span;
+use syn::{Expr, ExprArray, ExprLit, Ident, Lit, LitInt, LitStr};
+
+use super::table::Spec;
+use crate::errors::Errors;
+
+/// The `on_limit` policies, as the runtime's `OnLimit` names them.
+const POLICIES: [&str; 3] = ["error", "answer", "partial"];
+
+/// A bound of at least one, with the literal it was written as.
+pub(crate) struct Bound {
+    pub(crate) value: NonZeroUsize,
+    pub(crate) span: Span,
+}
+
+/// `name = "text"`: a string literal.
+pub(super) fn string(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<LitStr> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) => Some(text.clone()),
+        _ => {
+            errors.at(value, format!("expected a string: {}", spec.example));
+            None
+        }
+    }
+}
+
+/// `name = ["text", …]`: string literals, every one of them, or `None`.
+pub(super) fn strings(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<Vec<LitStr>> {
+    let Expr::Array(ExprArray { elems, .. }) = value else {
+        errors.at(
+            value,
+            format!("expected a list of strings: {}", spec.example),
+        );
+        return None;
+    };
+    let mut all = Some(Vec::new());
+    for elem in elems {
+        match (string(elem, spec, errors), &mut all) {
+            (Some(text), Some(all)) => all.push(text),
+            _ => all = None,
+        }
+    }
+    all
+}
+
+/// `name = [a, b]`: a list of any expressions, which neva checks.
+pub(super) fn list(value: &Expr, spec: &Spec, errors: &mut Errors) -> bool {
+    let is_list = matches!(value, Expr::Array(_));
+    if !is_list {
+        errors.at(value, format!("expected a list: {}", spec.example));
+    }
+    is_list
+}
+
+/// `name = N`: an integer of at least 1.
+pub(super) fn bound(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<Bound> {
+    let Expr::Lit(ExprLit {
+        lit: Lit::Int(int), ..
+    }) = value
+    else {
+        errors.at(value, format!("expected an integer: {}", spec.example));
+        return None;
+    };
+    let parsed = int_value(int).and_then(NonZeroUsize::new);
+    if parsed.is_none() {
+        errors.at(
+            int,
+            format!("`{}` must be at least 1: {}", spec.name, spec.example),
+        );
+    }
+    parsed.map(|value| Bound {
+        value,
+        span: int.span(),
+    })
+}
+
+/// `repeat = N`: at least 2, since the first call of anything is never a repeat.
+pub(super) fn repeat(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<Bound> {
+    let bound = bound(value, spec, errors)?;
+    if bound.value.get() < 2 {
+        errors.push(syn::Error::new(
+            bound.span,
+            "`repeat` must be at least 2: the first call of a tool is never a repeat",
+        ));
+        return None;
+    }
+    Some(bound)
+}
+
+/// `retries = N`: any whole number, zero included.
+pub(super) fn count(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<LitInt> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) if int_value(int).is_some() => Some(int.clone()),
+        _ => {
+            errors.at(value, format!("expected a whole number: {}", spec.example));
+            None
+        }
+    }
+}
+
+fn int_value(int: &LitInt) -> Option<usize> {
+    int.base10_parse().ok()
+}
+
+/// `on_limit = "answer"`: the `OnLimit` variant it names.
+pub(super) fn policy(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<Ident> {
+    let text = string(value, spec, errors)?;
+    if POLICIES.contains(&text.value().as_str()) {
+        let variant = match text.value().as_str() {
+            "error" => "Error",
+            "answer" => "Answer",
+            _ => "Partial",
+        };
+        Some(Ident::new(variant, text.span()))
+    } else {
+        errors.at(
+            &text,
+            format!(
+                "unknown `on_limit` policy `{}`, expected one of: {}",
+                text.value(),
+                POLICIES.map(|p| format!("\"{p}\"")).join(", ")
+            ),
+        );
+        None
+    }
+}
