@@ -38,45 +38,23 @@
 //! [`CompletionModel`], [`Orchestrator`] inside any neva handler, and [`testing`] provides a
 //! scripted model for tests.
 
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
+#![deny(rustdoc::broken_intra_doc_links)]
 
-mod approvals;
+pub mod approval;
 mod brief;
-mod briefing;
-mod drain;
-mod elicitation;
 mod error;
-mod fallback;
-mod limits;
-pub mod metrics;
-mod model;
-mod on_limit;
-mod orchestration;
-mod orchestrator;
+pub mod limits;
+pub mod model;
+pub mod observe;
 mod outcome;
-mod partial;
-mod paused;
-mod progress;
-mod ran;
-#[cfg(feature = "redis")]
-mod redis_store;
-mod remote;
-mod repeats;
-mod report;
-mod result_limit;
-mod round_lock;
-mod run_seal;
-mod run_store;
-mod schema;
-mod selection;
-mod shared_usage;
-mod streaming;
-#[cfg(not(feature = "legacy-spec"))]
-mod task_progress;
-mod telemetry;
+mod run;
+pub mod schema;
+pub mod store;
 pub mod testing;
-mod typed;
-mod union;
+mod tool;
+pub mod toolbox;
+mod usage;
 
 #[doc(hidden)]
 pub mod __private;
@@ -87,28 +65,40 @@ pub mod __private;
 #[doc = include_str!("../../README.md")]
 mod readme {}
 
-pub use approvals::{Approval, Approvals, Approver, AskFuture, Asked, Decision, Question};
-pub use brief::IntoBrief;
-pub use drain::Drain;
-pub use error::RunError;
-pub use fallback::Fallback;
+// The front door: what a server needs to write an orchestrator, with or without the macro.
+#[doc(inline)]
 pub use ladoga_macros::orchestrator;
-pub use limits::{DEFAULT_OUTPUT_RETRIES, DEFAULT_TURNS, Limits};
-pub use model::{CompletionModel, DEFAULT_RETRIES, Model};
-pub use on_limit::OnLimit;
-pub use orchestration::Orchestration;
-pub use orchestrator::{DEFAULT_DEPTH, Orchestrator};
-pub use outcome::{Outcome, Stop, TokenUsage};
-#[cfg(feature = "redis")]
-pub use redis_store::RedisStore;
-pub use remote::LiveTools;
-pub use report::REPORT_KEY;
-pub use result_limit::DEFAULT_MAX_RESULT;
-pub use round_lock::round_unlocked;
-pub use run_store::{MemoryRuns, PAUSED_RUN_TTL, RunStore, Runs, StoreError, StoreFuture};
-pub use schema::{NormalizedTools, SchemaError, SchemaProfile};
-pub use selection::{PatternError, ToolPattern, ToolSelection};
-pub use streaming::{DEFAULT_STREAM_INTERVAL, STREAM_LOGGER};
+
+pub use crate::approval::Approvals;
+pub use crate::brief::IntoBrief;
+pub use crate::error::RunError;
+pub use crate::limits::{DEFAULT_OUTPUT_RETRIES, DEFAULT_TURNS, Limits, OnLimit};
+pub use crate::model::{CompletionModel, DEFAULT_RETRIES, Fallback, Model};
+pub use crate::outcome::{Outcome, Stop, TokenUsage};
+pub use crate::run::{Drain, Orchestration};
+pub use crate::tool::{DEFAULT_DEPTH, Orchestrator};
+pub use crate::toolbox::{ToolPattern, ToolSelection};
+
+// Every other name the crate root has had, kept working: each is documented in its module.
+#[doc(no_inline)]
+pub use crate::approval::{Approval, Approver, AskFuture, Asked, Decision, Question};
+#[doc(no_inline)]
+pub use crate::limits::DEFAULT_MAX_RESULT;
 #[cfg(not(feature = "legacy-spec"))]
-pub use task_progress::TaskProgress;
-pub use union::{DEFAULT_CALL_TIMEOUT, ToolUnion};
+#[doc(no_inline)]
+pub use crate::observe::TaskProgress;
+#[doc(no_inline)]
+pub use crate::observe::metrics;
+#[doc(no_inline)]
+pub use crate::observe::{DEFAULT_STREAM_INTERVAL, REPORT_KEY, STREAM_LOGGER};
+#[doc(no_inline)]
+pub use crate::schema::{NormalizedTools, SchemaError, SchemaProfile};
+#[cfg(feature = "redis")]
+#[doc(no_inline)]
+pub use crate::store::RedisStore;
+#[doc(no_inline)]
+pub use crate::store::{
+    MemoryRuns, PAUSED_RUN_TTL, RunStore, Runs, StoreError, StoreFuture, round_unlocked,
+};
+#[doc(no_inline)]
+pub use crate::toolbox::{DEFAULT_CALL_TIMEOUT, LiveTools, PatternError, ToolUnion};

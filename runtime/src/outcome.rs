@@ -1,5 +1,6 @@
 //! How an orchestration ended.
 
+use crate::approval::Approval;
 use svir::FinishReason;
 
 /// What a finished orchestration returns.
@@ -34,12 +35,12 @@ pub struct Outcome {
     pub first_token: Option<std::time::Duration>,
     /// Every approval the run asked its caller for, in order, with the answer
     /// ([`Approvals`](crate::Approvals)).
-    pub approvals: Vec<crate::Approval>,
+    pub approvals: Vec<Approval>,
 }
 
 impl Outcome {
     /// The outcome with the run's `approvals`.
-    pub(crate) fn approved(mut self, approvals: Vec<crate::Approval>) -> Self {
+    pub(crate) fn approved(mut self, approvals: Vec<Approval>) -> Self {
         self.approvals = approvals;
         self
     }

@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::TokenUsage;
+use crate::outcome::TokenUsage;
 
 tokio::task_local! {
     /// The usage of the run whose tool calls are running on this task.

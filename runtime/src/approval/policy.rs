@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use svir::{ToolCall, ToolResult};
 
-use crate::ToolPattern;
+use crate::limits::repeats;
+use crate::toolbox::ToolPattern;
 
 /// Which of the tools offered to the model need the caller's approval before a call runs.
 ///
@@ -269,7 +270,7 @@ where
 /// The hex SHA-256 of the run, the turn, the tool name and the canonical JSON arguments, each
 /// length-prefixed so no two different calls write the same bytes.
 fn digest(run: &str, turn: usize, call: &ToolCall) -> String {
-    let arguments = crate::repeats::canonical(&call.arguments);
+    let arguments = repeats::canonical(&call.arguments);
     let mut hash = Sha256::new();
     for part in [run, &turn.to_string(), &call.name, &arguments] {
         hash.update((part.len() as u64).to_be_bytes());

@@ -3,8 +3,8 @@
 use std::num::{NonZeroU64, NonZeroUsize};
 use std::time::Duration;
 
-use crate::OnLimit;
-use crate::result_limit::DEFAULT_MAX_RESULT;
+use crate::limits::{DEFAULT_MAX_RESULT, OnLimit};
+use crate::outcome::TokenUsage;
 
 /// How many model answers a run takes unless told otherwise.
 pub const DEFAULT_TURNS: NonZeroUsize = NonZeroUsize::new(8).expect("8 is not zero");
@@ -119,5 +119,11 @@ impl Limits {
     pub fn retries(mut self, retries: usize) -> Self {
         self.retries = retries;
         self
+    }
+
+    /// Whether `used` has reached the token budget, if there is one.
+    pub(crate) fn spent(&self, used: &TokenUsage) -> bool {
+        self.budget
+            .is_some_and(|budget| used.total() >= budget.get())
     }
 }

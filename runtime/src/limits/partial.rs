@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use svir::{Message, Part, Role};
 
-use crate::Stop;
+use crate::outcome::Stop;
 
 /// The partial result of a run whose conversation is `messages`, the run's own beginning at
 /// `from` (the brief's messages before it are not the run's work): a first line saying so and

@@ -1,6 +1,7 @@
 //! Spotting a model that calls the same tool with the same arguments again and again.
 
 use std::collections::HashMap;
+use std::num::NonZeroUsize;
 
 use serde_json::Value;
 use svir::{ToolCall, ToolResult};
@@ -40,6 +41,39 @@ impl Repeats {
     /// Records that the model was told about a repeated call.
     pub(crate) fn tell(&mut self) {
         self.told = true;
+    }
+
+    /// Screens a turn's `calls` not already `refused` against the bound `limit` (none: no
+    /// bound): a call repeated too often gets a refusal in `refused` instead of running. The
+    /// tool of a call repeated again after the model was told: the run is stuck.
+    pub(crate) fn screen(
+        &mut self,
+        limit: Option<NonZeroUsize>,
+        calls: &[ToolCall],
+        refused: &mut Vec<ToolResult>,
+    ) -> Option<String> {
+        let limit = limit?;
+        let mut told = false;
+        for call in calls {
+            if refused.iter().any(|refusal| refusal.call_id == call.id) {
+                continue;
+            }
+            match self.count(call, limit.get()) {
+                Repeat::Fresh => {}
+                Repeat::Refused { times } => {
+                    refused.push(refusal(call, times));
+                    told = true;
+                }
+                Repeat::Stuck => {
+                    tracing::info!(target: "ladoga", tool = %call.name, "the model is stuck");
+                    return Some(call.name.clone());
+                }
+            }
+        }
+        if told {
+            self.tell();
+        }
+        None
     }
 }
 

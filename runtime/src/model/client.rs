@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use svir::{Completion, ErrorKind, Event, Request};
 
-use crate::SchemaProfile;
+use crate::schema::SchemaProfile;
 
 /// How many times [`Model`] retries a rate-limited request unless told otherwise.
 pub const DEFAULT_RETRIES: u32 = 2;

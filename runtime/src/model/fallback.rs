@@ -8,8 +8,9 @@ use std::future::Future;
 
 use svir::{Completion, ErrorKind, Event, Request};
 
-use crate::__private;
-use crate::{CompletionModel, SchemaProfile};
+use crate::model::CompletionModel;
+use crate::model::erased;
+use crate::schema::SchemaProfile;
 
 tokio::task_local! {
     /// Where a [`Fallback`] notes the name of the model that answered, while the orchestration
@@ -60,7 +61,7 @@ tokio::task_local! {
 /// ```
 pub struct Fallback {
     /// Never empty.
-    models: Vec<Box<dyn __private::DynModel>>,
+    models: Vec<Box<dyn erased::DynModel>>,
 }
 
 impl Fallback {
@@ -69,9 +70,9 @@ impl Fallback {
     /// # Panics
     /// When `models` is empty.
     pub fn new<M: CompletionModel + 'static>(models: impl IntoIterator<Item = M>) -> Self {
-        let models: Vec<Box<dyn __private::DynModel>> = models
+        let models: Vec<Box<dyn erased::DynModel>> = models
             .into_iter()
-            .map(|model| Box::new(model) as Box<dyn __private::DynModel>)
+            .map(|model| Box::new(model) as Box<dyn erased::DynModel>)
             .collect();
         assert!(
             !models.is_empty(),
@@ -104,7 +105,7 @@ impl Fallback {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.models
             .iter()
-            .map(|model| __private::DynModel::name(&**model))
+            .map(|model| erased::DynModel::name(&**model))
     }
 
     /// Whether a `Fallback` asks its next model after `error`: the server failed, rather than
@@ -155,17 +156,17 @@ impl fmt::Debug for Fallback {
 
 impl CompletionModel for Fallback {
     fn name(&self) -> &str {
-        __private::DynModel::name(&*self.models[0])
+        erased::DynModel::name(&*self.models[0])
     }
 
     /// The models' schema profile when they all have the same one, else the default: the
     /// tools are offered once, in one form, whichever model answers.
     fn schema_profile(&self) -> SchemaProfile {
-        let first = __private::DynModel::schema_profile(&*self.models[0]);
+        let first = erased::DynModel::schema_profile(&*self.models[0]);
         let shared = self
             .models
             .iter()
-            .all(|model| __private::DynModel::schema_profile(&**model) == first);
+            .all(|model| erased::DynModel::schema_profile(&**model) == first);
         if shared {
             first
         } else {
@@ -174,7 +175,7 @@ impl CompletionModel for Fallback {
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
-        self.complete_streaming(request, &|_| {}).await
+        CompletionModel::complete_streaming(self, request, &|_| {}).await
     }
 
     /// Each model is heard as it streams. A model whose stream is cut hands on the pieces it
@@ -186,8 +187,8 @@ impl CompletionModel for Fallback {
     ) -> Result<Completion, svir::Error> {
         let count = self.models.len();
         for (index, model) in self.models.iter().enumerate() {
-            let name = __private::DynModel::name(&**model);
-            let error = match __private::DynModel::complete_streaming(
+            let name = erased::DynModel::name(&**model);
+            let error = match erased::DynModel::complete_streaming(
                 &**model,
                 &addressed(request, name),
                 heard,
@@ -213,7 +214,7 @@ impl CompletionModel for Fallback {
             tracing::warn!(
                 target: "ladoga",
                 model = name,
-                next = __private::DynModel::name(&**next),
+                next = erased::DynModel::name(&**next),
                 ?error,
                 "the model could not answer; asking the next"
             );
@@ -263,6 +264,14 @@ fn note(model: &str) {
             *slot = Some(model.to_owned());
         }
     });
+}
+
+/// The model that answered a request: the run's own, or one a [`Fallback`] within it named.
+/// Kept without its name until an outcome needs it: a request costs no copy.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) enum AnsweredBy {
+    Own,
+    Named(String),
 }
 
 /// Runs `answer`, one model request, and returns with it the name of the model that answered,
@@ -331,7 +340,7 @@ mod tests {
         let server = backup.serve().await.unwrap();
         let client = svir::Client::openai(server.url()).build().unwrap();
         let model = Fallback::new([ScriptedModel::new([Reply::failure(500, "down")])])
-            .or(crate::Model::new(client, "backup"));
+            .or(crate::model::Model::new(client, "backup"));
 
         let (done, by) = answered_by(model.complete(&asked())).await;
         assert_eq!(done.unwrap().text, "Hi.");
@@ -347,9 +356,9 @@ mod tests {
             .unwrap();
         let client = svir::Client::openai(server.url()).build().unwrap();
         let model = Fallback::new([ScriptedModel::new([Reply::failure(500, "down")])])
-            .or(crate::Model::new(client, "backup"));
+            .or(crate::model::Model::new(client, "backup"));
 
-        let outcome = crate::Orchestration::new(&model, &svir::Tools::new())
+        let outcome = crate::run::Orchestration::new(&model, &svir::Tools::new())
             .run("Hello")
             .await
             .unwrap();
@@ -365,7 +374,7 @@ mod tests {
             .await
             .unwrap();
         let client = svir::Client::openai(server.url()).build().unwrap();
-        let model = Fallback::new([inner.or(crate::Model::new(client, "deep"))]);
+        let model = Fallback::new([inner.or(crate::model::Model::new(client, "deep"))]);
 
         let (done, by) = answered_by(model.complete(&asked())).await;
         assert_eq!(done.unwrap().text, "Hi.");

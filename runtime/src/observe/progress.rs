@@ -5,6 +5,7 @@
 //! request's own stream, and other events into `notifications/message` for a client that asked
 //! for log messages; the server installs its layer (`neva::types::notification::fmt::layer`).
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 #[cfg(feature = "legacy-spec")]
 use std::time::Duration;
@@ -12,16 +13,17 @@ use std::time::Duration;
 use neva::types::ProgressToken;
 use svir::ToolCall;
 
+use crate::observe::TaskLine;
+
 /// Where a run reports its progress, if its caller asked for it.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Progress {
     token: Option<ProgressToken>,
     total: usize,
     /// Calls of the current turn answered so far.
     answered: AtomicUsize,
     /// The MCP task the run is, told each readable line.
-    #[cfg(not(feature = "legacy-spec"))]
-    task: Option<std::sync::Arc<crate::task_progress::TaskLine>>,
+    task: Option<Arc<TaskLine>>,
 }
 
 impl Progress {
@@ -31,17 +33,12 @@ impl Progress {
             token,
             total,
             answered: AtomicUsize::new(0),
-            #[cfg(not(feature = "legacy-spec"))]
             task: None,
         }
     }
 
     /// Tells `task`, the MCP task the run is, each readable line too.
-    #[cfg(not(feature = "legacy-spec"))]
-    pub(crate) fn telling(
-        mut self,
-        task: Option<std::sync::Arc<crate::task_progress::TaskLine>>,
-    ) -> Self {
+    pub(crate) fn telling(mut self, task: Option<Arc<TaskLine>>) -> Self {
         self.task = task;
         self
     }
@@ -78,12 +75,9 @@ impl Progress {
 
     /// Tells the MCP task the run is, if it is one, the readable `line`.
     fn tell(&self, line: impl FnOnce() -> String) {
-        #[cfg(not(feature = "legacy-spec"))]
         if let Some(task) = &self.task {
             task.say(line());
         }
-        #[cfg(feature = "legacy-spec")]
-        let _ = line;
     }
 
     /// Progress `done` turns and `step / steps` of the next.

@@ -8,7 +8,8 @@ use neva::types::{CallToolResponse, Content};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::{Outcome, RunError, Stop};
+use crate::error::RunError;
+use crate::outcome::{Outcome, Stop};
 
 /// The `_meta` key the report is under: `{"stop": "answered", "turns": 2, "partial": false,
 /// "usage": {"input_tokens": 25, "output_tokens": 10}, "model": "qwen3", "first_token_ms": 180}`. `stop` is one of

@@ -10,8 +10,10 @@ use svir::{Completion, ToolCall};
 use tracing::Span;
 use tracing::field::Empty;
 
-use crate::shared_usage::SharedUsage;
-use crate::{Outcome, RunError, TokenUsage, metrics};
+use crate::error::RunError;
+use crate::observe::metrics;
+use crate::outcome::{Outcome, TokenUsage};
+use crate::usage::SharedUsage;
 
 /// The whole run: `invoke_agent`, with the model, the agent's name (the orchestrating tool's)
 /// and, at the end, the usage, the turns and how it stopped.

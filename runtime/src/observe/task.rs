@@ -84,7 +84,7 @@ impl TaskProgress {
 
     /// A `tasks/get`: the run's progress while it works, else neva's answer.
     async fn on_get(self, ctx: MwContext, next: Next) -> Response {
-        match task_id(&ctx).and_then(|id| self.working(&id)) {
+        match asked_task(&ctx).and_then(|id| self.working(&id)) {
             Some(task) => task.into_response(ctx.id()),
             None => next(ctx).await,
         }
@@ -92,7 +92,7 @@ impl TaskProgress {
 
     /// A `tasks/cancel`: neva's from now on.
     async fn on_cancel(self, ctx: MwContext, next: Next) -> Response {
-        if let Some(id) = task_id(&ctx) {
+        if let Some(id) = asked_task(&ctx) {
             self.lock().remove(&id);
         }
         next(ctx).await
@@ -170,7 +170,7 @@ async fn on_call(ctx: MwContext, next: Next) -> Response {
 }
 
 /// The `taskId` a `tasks/*` request names.
-fn task_id(ctx: &MwContext) -> Option<String> {
+fn asked_task(ctx: &MwContext) -> Option<String> {
     let params = ctx.request()?.params.as_ref()?;
     Some(params.get("taskId")?.as_str()?.to_owned())
 }
@@ -204,4 +204,18 @@ impl Drop for TaskLine {
     fn drop(&mut self) {
         self.tasks.lock().remove(&self.id);
     }
+}
+
+/// The id of the MCP task `ctx`'s tool call runs as, from its request's `_meta`; none for a call
+/// that is no task.
+pub fn task_id(ctx: &neva::Context, meta: &neva::types::RequestParamsMeta) -> Option<String> {
+    if !ctx.is_task() {
+        return None;
+    }
+    // neva keeps the field to itself: it is read from the `_meta` as it travels.
+    let meta = serde_json::to_value(meta).ok()?;
+    let id = meta
+        .get("io.modelcontextprotocol/related-task")?
+        .get("taskId")?;
+    id.as_str().map(str::to_owned)
 }

@@ -3,13 +3,15 @@
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use svir::{Request, Schema, ToolChoice, Toolbox};
-use tracing::Instrument;
 
 use std::sync::Arc;
 
-use crate::orchestration::Ended;
-use crate::shared_usage::SharedUsage;
-use crate::{CompletionModel, IntoBrief, Orchestration, Outcome, RunError, telemetry};
+use crate::brief::IntoBrief;
+use crate::error::RunError;
+use crate::model::CompletionModel;
+use crate::outcome::Outcome;
+use crate::run::{Ended, Orchestration};
+use crate::usage::SharedUsage;
 
 impl<M, T> Orchestration<'_, M, T>
 where
@@ -50,12 +52,8 @@ where
     where
         O: DeserializeOwned + JsonSchema,
     {
-        let usage = SharedUsage::new();
-        let span = telemetry::run(self.model.name(), self.agent_name());
-        let watch = telemetry::Watch::new(span.clone(), Arc::clone(&usage));
-        let typed = self.typed::<O>(brief, usage).instrument(span).await;
-        watch.ended(typed.as_ref().map(|(_, outcome)| outcome));
-        typed
+        let body = |this: Self, usage| async move { this.typed::<O>(brief, usage).await };
+        self.watched(body, |(_, outcome)| outcome).await
     }
 
     async fn typed<O: DeserializeOwned + JsonSchema>(
@@ -85,7 +83,7 @@ where
                         self.finished(done, run.answered_by, run.turns, run.usage.get(), stop);
                     return Ok((value, outcome.approved(run.approvals)));
                 }
-                Err(error) if requests > self.limits.retries => {
+                Err(error) if requests > self.settings.limits.retries => {
                     return Err(RunError::Output {
                         requests,
                         error: error.to_string(),

@@ -1,48 +1,19 @@
-//! A run paused for its caller's answer, and how it is kept and found again.
+//! A run paused for its caller's answer, and how it is kept and found again. The keeper holds
+//! the run as sealed bytes: what a run is, is the loop's business.
 
 use std::sync::Mutex;
-use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-use svir::{Completion, Request};
-
-use crate::RunError;
-use crate::approvals::Approval;
-use crate::orchestration::AnsweredBy;
-use crate::ran::{self, Ran};
-use crate::repeats::Repeats;
-use crate::run_store::{PAUSED_RUN_TTL, Runs};
-
-/// What a paused run had done: everything it needs to go on where it stopped, and nothing it
-/// can rebuild. The conversation is its one copy of the tool results.
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct Paused {
-    /// The conversation so far, with the tools offered.
-    pub(crate) request: Request,
-    /// Where the run's own messages begin in `request`.
-    pub(crate) opened: usize,
-    pub(crate) turns: usize,
-    /// Tokens used so far: input, output.
-    pub(crate) usage: (u64, u64),
-    pub(crate) repeats: Repeats,
-    /// The model's answer whose calls wait for approval: it is never asked for again.
-    pub(crate) pending: Option<Completion>,
-    /// The questions answered so far.
-    pub(crate) approvals: Vec<Approval>,
-    /// The part of the run's time bound used so far; the time a person takes to answer is not.
-    pub(crate) spent: Option<Duration>,
-    pub(crate) answered_by: Option<AnsweredBy>,
-    /// The calls that ran so far (none in a run paused before this was kept).
-    #[serde(default)]
-    pub(crate) ran: Vec<Ran>,
-}
+use crate::error::RunError;
+use crate::observe::metrics;
+use crate::store::ran::{self, Ran};
+use crate::store::{PAUSED_RUN_TTL, Runs};
 
 /// Keeps one run across the rounds of its tool call: its id, sealed in the round's
 /// `requestState`, and the run itself in a [`RunStore`](crate::RunStore).
 pub(crate) struct Keeper {
     runs: Runs,
     id: String,
-    resumed: Mutex<Option<Paused>>,
+    resumed: Mutex<Option<Vec<u8>>>,
     /// The tool call whose rounds the run pauses between, and the orchestrating tool's name:
     /// each round's sealed state notes the calls that ran, so a round that finds its run lost
     /// can still name them.
@@ -53,7 +24,7 @@ pub(crate) struct Keeper {
 impl Keeper {
     /// A keeper for a run that starts now, under a new id, which no later round can resume: a
     /// run that waits for its answers in place.
-    pub(crate) fn fresh(runs: Runs) -> Self {
+    fn fresh(runs: Runs) -> Self {
         Self {
             runs,
             id: new_id(),
@@ -63,16 +34,28 @@ impl Keeper {
         }
     }
 
+    /// The keeper of the run of `ctx`'s tool call, for the orchestrating tool `agent`: one that
+    /// pauses between the call's rounds, or, for a call that is an MCP task and under
+    /// `legacy-spec`, where the run waits for its answers in place, a fresh one.
+    pub(crate) async fn for_call(
+        ctx: &neva::Context,
+        runs: Runs,
+        agent: &str,
+    ) -> Result<Self, RunError> {
+        #[cfg(not(feature = "legacy-spec"))]
+        if !ctx.is_task() {
+            return Self::of_call(ctx, runs, agent).await;
+        }
+        let _ = (ctx, agent);
+        Ok(Self::fresh(runs))
+    }
+
     /// The keeper of the run of `ctx`'s tool call, for the orchestrating tool `agent`: a new
     /// run on the call's first round, else the paused run the round's sealed state names.
     /// A run that cannot be found (it ended, expired, or another retry of the round resumed
     /// it) is an error: it is never started again, so nothing it did is done twice.
     #[cfg(not(feature = "legacy-spec"))]
-    pub(crate) async fn of_call(
-        ctx: &neva::Context,
-        runs: Runs,
-        agent: &str,
-    ) -> Result<Self, RunError> {
+    async fn of_call(ctx: &neva::Context, runs: Runs, agent: &str) -> Result<Self, RunError> {
         use std::sync::atomic::{AtomicBool, Ordering};
 
         let minted = AtomicBool::new(false);
@@ -93,7 +76,7 @@ impl Keeper {
             });
         }
         // A round whose store could not lock it against its retries never runs.
-        if crate::round_lock::round_unlocked() {
+        if crate::store::round_unlocked() {
             tracing::warn!(target: "ladoga", run = %id, "a round of the run is refused: its lock could not be taken; the caller may retry it");
             return Err(RunError::Unlocked);
         }
@@ -109,7 +92,7 @@ impl Keeper {
                 });
             }
             Err(error) => {
-                crate::metrics::store_failed("take");
+                metrics::store_failed("take");
                 let ran = noted(ctx, agent).await;
                 tracing::warn!(target: "ladoga", run = %id, %error, ran = ?ran, "the paused run could not be read: the round ends, and may be retried");
                 return Err(RunError::Unread { ran });
@@ -122,14 +105,11 @@ impl Keeper {
                     .to_owned(),
             )
         })?;
-        let paused = serde_json::from_slice(&kept).map_err(|error| {
-            RunError::Store(format!("the paused run does not read back: {error}"))
-        })?;
         tracing::info!(target: "ladoga", run = %id, "the run resumes with its caller's answer");
         Ok(Self {
             runs,
             id,
-            resumed: Mutex::new(Some(paused)),
+            resumed: Mutex::new(Some(kept)),
             call,
         })
     }
@@ -144,32 +124,30 @@ impl Keeper {
         self.lock().is_some()
     }
 
-    /// The paused run to go on with, once.
-    pub(crate) fn take_resumed(&self) -> Option<Paused> {
+    /// The paused run to go on with, once, as the loop wrote it.
+    pub(crate) fn take_resumed(&self) -> Option<Vec<u8>> {
         self.lock().take()
     }
 
-    /// Keeps `paused` until the caller's next round, before the caller is asked: a run whose
+    /// Keeps `run`, paused, until the caller's next round, before the caller is asked: a run whose
     /// state could not be kept ends, and its caller is never asked a question whose answer could
     /// not be used.
-    pub(crate) async fn keep(&self, paused: &Paused) -> Result<(), RunError> {
-        let bytes = serde_json::to_vec(paused)
-            .map_err(|error| RunError::Store(format!("the run could not be written: {error}")))?;
+    pub(crate) async fn keep(&self, run: Vec<u8>, ran: &[Ran]) -> Result<(), RunError> {
         let bytes = self
             .runs
             .seal()
-            .seal(&self.id, &bytes)
+            .seal(&self.id, &run)
             .map_err(RunError::Store)?;
         let size = bytes.len();
         if let Err(error) = self.runs.store().put(&self.id, bytes, PAUSED_RUN_TTL).await {
-            crate::metrics::store_failed("put");
-            let ran = ran::named(&paused.ran);
+            metrics::store_failed("put");
+            let ran = ran::named(ran);
             tracing::warn!(target: "ladoga", run = %self.id, %error, ran = ?ran, "the run's state could not be kept: its caller is not asked, and the run ends");
             return Err(RunError::NotKept { ran });
         }
         #[cfg(not(feature = "legacy-spec"))]
         if let Some((ctx, agent)) = &self.call {
-            note(ctx, agent, &paused.ran).await;
+            note(ctx, agent, ran).await;
         }
         tracing::info!(target: "ladoga", run = %self.id, bytes = size, "the run waits for its caller's answer");
         Ok(())
@@ -178,12 +156,12 @@ impl Keeper {
     /// Lets go of the state [`Self::keep`] kept, when the run went on without pausing after all.
     pub(crate) async fn discard(&self) {
         if let Err(error) = self.runs.store().take(&self.id).await {
-            crate::metrics::store_failed("take");
+            metrics::store_failed("take");
             tracing::warn!(target: "ladoga", run = %self.id, %error, "a state kept for a question that was not asked could not be removed: it expires by itself");
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Paused>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Vec<u8>>> {
         self.resumed
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -238,35 +216,5 @@ async fn noted(ctx: &neva::Context, agent: &str) -> Vec<String> {
             return ran::named(&ran);
         }
         ran.extend(noted);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_run_kept_before_the_calls_were_noted_still_reads_back() {
-        let paused = Paused {
-            request: Request::new("scripted"),
-            opened: 1,
-            turns: 2,
-            usage: (30, 15),
-            repeats: Repeats::default(),
-            pending: None,
-            approvals: Vec::new(),
-            spent: None,
-            answered_by: None,
-            ran: vec![Ran {
-                tool: "add_task".into(),
-                turn: 1,
-            }],
-        };
-        let mut kept = serde_json::to_value(&paused).expect("written");
-        // What the code before `ran` wrote.
-        kept.as_object_mut().expect("an object").remove("ran");
-        let read: Paused = serde_json::from_value(kept).expect("read back");
-        assert_eq!(read.turns, 2);
-        assert!(read.ran.is_empty());
     }
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Cmd, FromRedisValue, RedisError};
 
-use crate::run_store::{RunStore, StoreError, StoreFuture};
+use crate::store::{RunStore, StoreError, StoreFuture};
 
 /// How long a command may wait for Redis's answer before it fails: a Redis that hangs is a
 /// Redis that does not answer.
@@ -187,7 +187,8 @@ mod final_rounds {
     use neva::app::mrtr_store::RequestStateStore;
     use neva::types::Response;
 
-    use crate::round_lock::Unlocked;
+    use crate::observe::metrics;
+    use crate::store::Unlocked;
 
     /// How long a replica holds the lock on a final round before it lapses by itself: longer than
     /// any round runs, so it lapses only for a replica that died holding it.
@@ -214,9 +215,9 @@ mod final_rounds {
                 Err(error) => {
                     // The round cannot know whether it ran before: it must not run now. The
                     // handler finds the round marked, as for a lock not taken.
-                    crate::metrics::store_failed("get");
+                    metrics::store_failed("get");
                     tracing::warn!(target: "ladoga", %error, "a final round's cached answer could not be read: the round is refused, and may be retried");
-                    crate::round_lock::mark_here();
+                    crate::store::mark_here();
                     None
                 }
             }
@@ -233,7 +234,7 @@ mod final_rounds {
                 .arg("EXAT")
                 .arg(exp.max(1));
             if let Err(error) = self.query::<()>(&command).await {
-                crate::metrics::store_failed("commit");
+                metrics::store_failed("commit");
                 tracing::warn!(target: "ladoga", %error, "a final round's answer was not kept: a retry of that round will be refused, not run again");
             }
         }
@@ -273,7 +274,7 @@ mod final_rounds {
                 // Never a final round without its lock: the handler finds the round marked and
                 // refuses to run, with an error its caller may retry.
                 Some(reason) => {
-                    crate::metrics::store_failed("lock");
+                    metrics::store_failed("lock");
                     tracing::warn!(target: "ladoga", %reason, "a final round's lock could not be taken: the round is refused, and may be retried");
                     Box::new(Unlocked::mark())
                 }
@@ -291,7 +292,7 @@ mod final_rounds {
     impl Drop for Lock {
         fn drop(&mut self) {
             // A cached answer that could not be read marked the round: it is over now.
-            crate::round_lock::clear_here();
+            crate::store::clear_here();
             let Ok(runtime) = tokio::runtime::Handle::try_current() else {
                 return; // it lapses after LOCK_TTL
             };
@@ -310,7 +311,7 @@ mod final_rounds {
                         Ok(_) => return,
                         Err(_) if attempt < RELEASES => tokio::time::sleep(RELEASE_RETRY).await,
                         Err(error) => {
-                            crate::metrics::store_failed("unlock");
+                            metrics::store_failed("unlock");
                             tracing::warn!(target: "ladoga", %error, "a final round's lock was not released: it lapses by itself within a minute");
                         }
                     }

@@ -15,7 +15,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::run_seal::Seal;
+use crate::store::Seal;
 
 /// How long a paused run is kept: neva's default `requestState` lifetime (300 s), the time a
 /// person has to answer, and 30 s more, so the state never outlives the run it points to.

@@ -10,7 +10,7 @@ use svir::openai::chat::{Decoder, Encoder};
 use svir::{Completion, ErrorKind, Event, Request};
 
 use super::{Reply, ScriptedServer, SeenRequest};
-use crate::CompletionModel;
+use crate::model::CompletionModel;
 
 /// A model that answers from a script, for tests.
 ///

@@ -18,7 +18,7 @@ use tokio::net::TcpListener;
 use tokio::task::{JoinHandle, JoinSet};
 
 use super::{Reply, ScriptedModel};
-use crate::{CompletionModel, Model};
+use crate::model::{CompletionModel, Model};
 
 /// A [`ScriptedModel`] served over HTTP on `127.0.0.1`, answering
 /// `POST /v1/chat/completions` with an event stream as an OpenAI-compatible server does.

@@ -8,7 +8,7 @@ use neva::shared::IntoArgs;
 use serde_json::Value;
 use svir::{Message, Part, Request, Role};
 
-use crate::RunError;
+use crate::error::RunError;
 
 /// What the brief takes from the server before the model is asked: a prompt that opens the
 /// conversation, and resources attached to it. Empty by default, which leaves the brief as the

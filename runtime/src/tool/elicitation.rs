@@ -8,44 +8,38 @@
 //! `legacy-spec` it is a request from the server to the client. Both wait within neva's request
 //! timeout.
 
-#[cfg(not(feature = "legacy-spec"))]
 use std::sync::Arc;
 
 use neva::Context;
 use neva::types::elicitation::{ElicitRequestParams, ElicitResult, ElicitationAction};
 
-use crate::approvals::{Approver, AskFuture, Asked, Decision, Question};
-#[cfg(not(feature = "legacy-spec"))]
-use crate::task_progress::TaskLine;
+use crate::approval::{Approver, AskFuture, Asked, Decision, Question};
+use crate::observe::TaskLine;
 
 /// The caller of `ctx`'s request, asked through elicitation.
 pub(crate) struct Elicitation<'a> {
     ctx: &'a Context,
     /// The MCP task the run is: waiting for an answer, it is neva's to tell.
-    #[cfg(not(feature = "legacy-spec"))]
     task: Option<Arc<TaskLine>>,
 }
 
 impl<'a> Elicitation<'a> {
-    pub(crate) fn new(ctx: &'a Context) -> Self {
-        Self {
-            ctx,
-            #[cfg(not(feature = "legacy-spec"))]
-            task: None,
+    /// The caller of `ctx`'s call, which runs as the MCP task `task` if it is one: a task the
+    /// server follows ([`TaskProgress`](crate::TaskProgress)) is told how its run goes.
+    pub(crate) fn of_call(ctx: &'a Context, task: Option<&str>) -> Self {
+        #[cfg(not(feature = "legacy-spec"))]
+        if let Some(id) = task
+            && let Ok(tasks) = ctx.resolve_shared::<crate::observe::TaskProgress>()
+            && let Ok(call) = ctx.resolve_shared::<crate::observe::TaskCall>()
+        {
+            let task = Some(Arc::new(tasks.follow(id.to_owned(), &call)));
+            return Self { ctx, task };
         }
-    }
-
-    /// Asking for the run that is the MCP task `task` tells.
-    #[cfg(not(feature = "legacy-spec"))]
-    pub(crate) fn telling(self, task: TaskLine) -> Self {
-        Self {
-            task: Some(Arc::new(task)),
-            ..self
-        }
+        let _ = task;
+        Self { ctx, task: None }
     }
 
     /// The line of the MCP task the run is, if it is one followed.
-    #[cfg(not(feature = "legacy-spec"))]
     pub(crate) fn task(&self) -> Option<Arc<TaskLine>> {
         self.task.clone()
     }

@@ -10,13 +10,17 @@ use neva::types::ProgressToken;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::briefing::Briefing;
-use crate::elicitation::Elicitation;
-use crate::paused::Keeper;
-use crate::shared_usage::SharedUsage;
-use crate::union::{DEFAULT_CALL_TIMEOUT, Source, ToolUnion};
-use crate::{Approvals, Runs};
-use crate::{CompletionModel, IntoBrief, Limits, Orchestration, Outcome, RunError, ToolSelection};
+use crate::approval::Approvals;
+use crate::brief::IntoBrief;
+use crate::error::RunError;
+use crate::limits::Limits;
+use crate::model::CompletionModel;
+use crate::outcome::Outcome;
+use crate::run::{Drain, Orchestration, Settings};
+use crate::store::{Keeper, Runs};
+use crate::tool::{Briefing, Elicitation};
+use crate::toolbox::{DEFAULT_CALL_TIMEOUT, Source, ToolSelection, ToolUnion};
+use crate::usage::SharedUsage;
 
 /// How deep in-process tool calls nest unless told otherwise: an orchestrator, a sub-agent it
 /// calls, and two more.
@@ -43,20 +47,16 @@ pub const DEFAULT_DEPTH: NonZeroUsize = NonZeroUsize::new(4).expect("4 is not ze
 /// ```
 #[derive(Debug, Clone)]
 pub struct Orchestrator {
-    name: Option<String>,
-    system: Option<String>,
+    /// What each run takes as it is: its system prompt, limits, name, progress and streaming.
+    settings: Settings,
     depth: NonZeroUsize,
     recurse: bool,
     selection: ToolSelection,
-    limits: Limits,
-    progress: Option<ProgressToken>,
     briefing: Briefing,
     with: Vec<Source>,
     call_timeout: Duration,
-    stream: Option<Duration>,
     approvals: Approvals,
     /// The MCP task the run is, if its call is one.
-    #[cfg(not(feature = "legacy-spec"))]
     task: Option<String>,
 }
 
@@ -70,19 +70,14 @@ impl Orchestrator {
     /// Eight turns, four calls deep, every tool but the calling one, failing at the bound.
     pub fn new() -> Self {
         Self {
-            name: None,
-            system: None,
+            settings: Settings::default(),
             depth: DEFAULT_DEPTH,
             recurse: false,
             selection: ToolSelection::all(),
-            limits: Limits::new(),
-            progress: None,
             briefing: Briefing::default(),
             with: Vec::new(),
             call_timeout: DEFAULT_CALL_TIMEOUT,
-            stream: None,
             approvals: Approvals::none(),
-            #[cfg(not(feature = "legacy-spec"))]
             task: None,
         }
     }
@@ -90,13 +85,13 @@ impl Orchestrator {
     /// The agent's name in spans, see [`Orchestration::name`]; `#[orchestrator]` gives its
     /// tool's name.
     pub fn name(mut self, name: impl Into<String>) -> Self {
-        self.name = Some(name.into());
+        self.settings.name = Some(name.into());
         self
     }
 
     /// The system prompt, used unless the brief brings its own.
     pub fn system(mut self, prompt: impl Into<String>) -> Self {
-        self.system = Some(prompt.into());
+        self.settings.system = Some(prompt.into());
         self
     }
 
@@ -117,21 +112,21 @@ impl Orchestrator {
 
     /// The bounds of each run and the policy at them.
     pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
+        self.settings.limits = limits;
         self
     }
 
     /// Streams the model's text to the caller as log lines, at most one every `interval`: see
     /// [`Orchestration::stream`].
     pub fn stream(mut self, interval: Duration) -> Self {
-        self.stream = Some(interval);
+        self.settings.stream = Some(interval.max(Duration::from_millis(100)));
         self
     }
 
     /// Reports progress to the MCP caller's progress token, if its request carried one: see
     /// [`Orchestration::progress`].
     pub fn progress(mut self, token: Option<ProgressToken>) -> Self {
-        self.progress = token;
+        self.settings.progress = token;
         self
     }
 
@@ -139,14 +134,9 @@ impl Orchestrator {
     /// passes it). With a `ladoga::TaskProgress` registered, the task's `tasks/get` tells the
     /// run's progress as its `statusMessage`, and the run's question waits in the task (see
     /// [`Self::approvals`]). Nothing follows it under `legacy-spec`.
-    pub fn task(self, id: Option<String>) -> Self {
-        #[cfg(not(feature = "legacy-spec"))]
-        return Self { task: id, ..self };
-        #[cfg(feature = "legacy-spec")]
-        {
-            let _ = id;
-            self
-        }
+    pub fn task(mut self, id: Option<String>) -> Self {
+        self.task = id;
+        self
     }
 
     /// Opens the brief with the server's prompt `name` (`prompts/get`, through neva's
@@ -384,17 +374,8 @@ impl Orchestrator {
         let runs = ctx
             .resolve_shared::<Runs>()
             .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
-        // A run that is an MCP task, or a legacy run, waits for its answers in place, and never
-        // pauses.
-        #[cfg(not(feature = "legacy-spec"))]
-        let keeper = if ctx.is_task() {
-            Keeper::fresh(runs)
-        } else {
-            Keeper::of_call(ctx, runs, self.name.as_deref().unwrap_or("run")).await?
-        };
-        #[cfg(feature = "legacy-spec")]
-        let keeper = Keeper::fresh(runs);
-        Ok(Some(keeper))
+        let agent = self.settings.name.as_deref().unwrap_or("run");
+        Ok(Some(Keeper::for_call(ctx, runs, agent).await?))
     }
 
     /// The approvals, with the annotations of the server's own tools when they decide.
@@ -419,14 +400,7 @@ impl Orchestrator {
     /// Who approves the calls of a run for `ctx`'s caller, and tells the MCP task the run is,
     /// if it is one and the server follows tasks ([`TaskProgress`](crate::TaskProgress)).
     fn approver<'a>(&self, ctx: &'a Context) -> Elicitation<'a> {
-        #[cfg(not(feature = "legacy-spec"))]
-        if let Some(id) = &self.task
-            && let Ok(tasks) = ctx.resolve_shared::<crate::TaskProgress>()
-            && let Ok(call) = ctx.resolve_shared::<crate::task_progress::TaskCall>()
-        {
-            return Elicitation::new(ctx).telling(tasks.follow(id.clone(), &call));
-        }
-        Elicitation::new(ctx)
+        Elicitation::of_call(ctx, self.task.as_deref())
     }
 
     /// The loop over `tools` with these settings for `ctx`'s call, telling the task `approver`
@@ -436,37 +410,24 @@ impl Orchestrator {
         ctx: &Context,
         model: &'a M,
         tools: &'a ToolUnion,
-        #[cfg_attr(feature = "legacy-spec", allow(unused_variables))] approver: &Elicitation<'_>,
+        approver: &Elicitation<'_>,
     ) -> Orchestration<'a, M, ToolUnion>
     where
         M: CompletionModel + ?Sized,
     {
         let mut run = Orchestration::new(model, tools)
-            .limits(self.limits.clone())
-            .progress(self.progress.clone());
+            .settings(self.settings.clone())
+            .telling(approver.task());
         // The server's shutdown, if it registered one, stops the run at the end of its grace.
-        if let Ok(drain) = ctx.resolve::<crate::Drain>() {
+        if let Ok(drain) = ctx.resolve::<Drain>() {
             run = run.drain(drain);
-        }
-        #[cfg(not(feature = "legacy-spec"))]
-        {
-            run = run.telling(approver.task());
-        }
-        if let Some(name) = &self.name {
-            run = run.name(name.clone());
-        }
-        if let Some(interval) = self.stream {
-            run = run.stream(interval);
         }
         // Every call of a run this deep would be refused, so it is offered none.
         let nesting = SharedUsage::nesting();
         if nesting >= self.depth.get() {
             run = run.at_depth_bound(nesting);
         }
-        match &self.system {
-            Some(system) => run.system(system.clone()),
-            None => run,
-        }
+        run
     }
 
     /// [`Self::run`], answered as a tool answers: the final text, or an error the MCP caller is

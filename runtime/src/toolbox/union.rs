@@ -11,7 +11,8 @@ use std::time::Duration;
 use neva::svir::RemoteTools;
 use svir::{Tool, ToolCall, ToolResult, Toolbox};
 
-use crate::{LiveTools, RunError, ToolSelection};
+use crate::error::RunError;
+use crate::toolbox::{LiveTools, ToolSelection};
 
 /// How long a call to an added toolbox may take unless told otherwise
 /// ([`ToolUnion::call_timeout`], [`Orchestrator::call_timeout`](crate::Orchestrator::call_timeout)).

@@ -296,7 +296,7 @@ mod tests {
     use serde_json::json;
     use svir::{Tool, Tools};
 
-    use crate::Orchestration;
+    use crate::run::Orchestration;
     use crate::testing::{Reply, ScriptedModel};
 
     /// Every counter increment, as the counter's name and labels (`name{key=value,…}`).

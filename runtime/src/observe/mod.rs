@@ -1,0 +1,24 @@
+#![doc = include_str!("../docs/observe.md")]
+
+pub mod metrics;
+mod progress;
+mod report;
+pub(crate) mod spans;
+mod stream;
+// The MCP task a run is: told its progress under 2026-07-28, a silent twin under `legacy-spec`.
+#[cfg(not(feature = "legacy-spec"))]
+pub(crate) mod task;
+#[cfg(feature = "legacy-spec")]
+#[path = "no_task.rs"]
+pub(crate) mod task;
+
+pub(crate) use self::progress::Progress;
+pub use self::report::REPORT_KEY;
+pub(crate) use self::report::{response, typed_response};
+pub(crate) use self::stream::Listener;
+pub use self::stream::{DEFAULT_STREAM_INTERVAL, STREAM_LOGGER};
+#[cfg(not(feature = "legacy-spec"))]
+pub(crate) use self::task::TaskCall;
+pub(crate) use self::task::TaskLine;
+#[cfg(not(feature = "legacy-spec"))]
+pub use self::task::TaskProgress;

@@ -1,0 +1,102 @@
+//! The outcome of the turns: the answer, or the policy at the bound they reached.
+
+use svir::{Completion, ToolChoice, Toolbox};
+
+use crate::error::RunError;
+use crate::limits::{OnLimit, partial};
+use crate::model::{AnsweredBy, CompletionModel};
+use crate::outcome::{Outcome, Stop, TokenUsage};
+use crate::run::state::Run;
+use crate::run::{Ended, Orchestration};
+
+impl<M, T> Orchestration<'_, M, T>
+where
+    M: CompletionModel + ?Sized,
+    T: Toolbox + Sync + ?Sized,
+{
+    /// The outcome of the turns: the answer, or the policy at the bound.
+    pub(crate) async fn conclude(&self, ended: Ended, run: Run) -> Result<Outcome, RunError> {
+        match ended {
+            Ended::Answered(done, stop) => {
+                let outcome =
+                    self.finished(done, run.answered_by, run.turns, run.usage.get(), stop);
+                Ok(outcome.approved(run.approvals))
+            }
+            Ended::Limit(stop) => self.at_limit(stop, run).await,
+            Ended::Paused(error) => Err(RunError::Paused(error)),
+        }
+    }
+
+    /// The policy at a bound.
+    async fn at_limit(&self, stop: Stop, run: Run) -> Result<Outcome, RunError> {
+        let policy = self.settings.limits.on_limit;
+        tracing::info!(target: "ladoga", ?stop, %policy, "the run reached a bound");
+        match policy {
+            OnLimit::Error => Err(self.limit_error(stop, &run)),
+            OnLimit::Answer => {
+                // The tools stay described, so the history of calls still makes sense, but the
+                // model may not call one; a call it makes anyway is never run. At any bound but
+                // the deadline itself, the request is still within the deadline.
+                let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
+                let request = run.request.tool_choice(ToolChoice::None);
+                let (done, by) = self.ask_by(deadline, &request, &run.usage).await?;
+                let outcome = self.finished(done, Some(by), run.turns + 1, run.usage.get(), stop);
+                Ok(outcome.approved(run.approvals))
+            }
+            OnLimit::Partial => Ok(Outcome {
+                text: partial::text(stop, &run.request.messages, run.opened),
+                turns: run.turns,
+                usage: run.usage.get(),
+                stop,
+                finish: svir::FinishReason::ToolCalls,
+                partial: true,
+                model: run.answered_by.map(|by| self.name_of(by)),
+                first_token: self.first_token.get().copied(),
+                approvals: run.approvals,
+            }),
+        }
+    }
+
+    fn limit_error(&self, stop: Stop, run: &Run) -> RunError {
+        let limits = &self.settings.limits;
+        match stop {
+            Stop::Deadline => RunError::Deadline {
+                timeout: limits.timeout.unwrap_or_default(),
+            },
+            Stop::Budget => RunError::Budget {
+                budget: limits.budget.map_or(0, |budget| budget.get()),
+                used: run.usage.get().total(),
+            },
+            Stop::Stuck => RunError::Stuck {
+                tool: run.stuck_on.clone().unwrap_or_default(),
+            },
+            Stop::Answered | Stop::Depth | Stop::TurnLimit => {
+                RunError::TurnLimit { turns: run.turns }
+            }
+        }
+    }
+
+    /// The outcome of a run that ended with `done`, answered by `model`.
+    pub(crate) fn finished(
+        &self,
+        done: Completion,
+        model: Option<AnsweredBy>,
+        turns: usize,
+        usage: TokenUsage,
+        stop: Stop,
+    ) -> Outcome {
+        tracing::debug!(target: "ladoga", turns, ?stop, "the model answered");
+        tracing::debug!(target: "ladoga", answer = %done.text, "the answer");
+        Outcome {
+            text: done.text,
+            turns,
+            usage,
+            stop,
+            finish: done.finish,
+            partial: false,
+            model: model.map(|by| self.name_of(by)),
+            first_token: self.first_token.get().copied(),
+            approvals: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! The loop: one run of an orchestration over any toolbox and any model, from its opening
+//! request to its outcome.
+//!
+//! [`Orchestration`] is the builder and the run's entry point. Each part of a run is its own
+//! file, called from the turns at one named seam:
+//!
+//! - `turns.rs`: the loop itself (ask, screen, call, feed back);
+//! - `state.rs`: where a run is, how it starts, pauses and resumes;
+//! - `ask.rs`: one model request;
+//! - `conclude.rs`: the outcome, and the policy at a bound;
+//! - `typed.rs`: a typed answer (`output = T`);
+//! - `drain.rs`: the server's shutdown.
+
+mod ask;
+mod conclude;
+mod drain;
+mod orchestration;
+mod settings;
+mod state;
+#[cfg(test)]
+mod tests;
+mod turns;
+mod typed;
+
+pub use self::drain::Drain;
+pub(crate) use self::orchestration::Ended;
+pub use self::orchestration::Orchestration;
+pub(crate) use self::settings::Settings;

@@ -1,0 +1,23 @@
+//! The settings a run takes from whoever builds it: one struct, held by both builders.
+
+use std::time::Duration;
+
+use neva::types::ProgressToken;
+
+use crate::limits::Limits;
+
+/// What both [`Orchestration`](crate::Orchestration) and [`Orchestrator`](crate::Orchestrator)
+/// set on a run, held once and handed over as a whole.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Settings {
+    /// The system prompt, used unless the brief brings its own.
+    pub(crate) system: Option<String>,
+    /// The bounds of the run and the policy at them.
+    pub(crate) limits: Limits,
+    /// The agent's name in spans: the orchestrating tool's.
+    pub(crate) name: Option<String>,
+    /// The MCP caller's progress token, if its request carried one.
+    pub(crate) progress: Option<ProgressToken>,
+    /// Passes the model's text on as it streams, at most this often.
+    pub(crate) stream: Option<Duration>,
+}

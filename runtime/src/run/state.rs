@@ -1,0 +1,276 @@
+//! Where a run is: what it has sent, used and seen so far; how it starts, and how it pauses
+//! for its caller's answer and goes on in a later round, perhaps on another replica.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use svir::{Completion, Request, ToolResult, Toolbox};
+
+use crate::approval::Approval;
+use crate::brief::IntoBrief;
+use crate::error::RunError;
+use crate::limits::repeats::Repeats;
+use crate::model::{AnsweredBy, CompletionModel};
+use crate::observe::Progress;
+use crate::run::Orchestration;
+use crate::store::{self, Keeper, Ran};
+use crate::usage::SharedUsage;
+
+/// Where a run is. A paused run is this, serialized: the fields marked `skip` are the live
+/// ones, rebuilt when it goes on. The conversation is the run's one copy of its results.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Run {
+    /// The run's id, which its approval questions are bound to.
+    #[serde(skip)]
+    pub(crate) id: String,
+    /// The conversation so far, with the tools offered.
+    pub(crate) request: Request,
+    /// Where the run's own messages begin in `request`, after the brief's: a partial result
+    /// reads the work done from there.
+    pub(crate) opened: usize,
+    pub(crate) turns: usize,
+    /// Tokens used, nested runs included.
+    #[serde(skip, default = "SharedUsage::new")]
+    pub(crate) usage: Arc<SharedUsage>,
+    pub(crate) repeats: Repeats,
+    #[serde(skip)]
+    pub(crate) progress: Progress,
+    /// An answer whose calls wait for the caller's approval: it is never asked for again.
+    pub(crate) pending: Option<Completion>,
+    /// The approval questions answered.
+    pub(crate) approvals: Vec<Approval>,
+    /// The tool a stuck model kept calling.
+    #[serde(skip)]
+    pub(crate) stuck_on: Option<String>,
+    /// The model that answered the last request.
+    pub(crate) answered_by: Option<AnsweredBy>,
+    /// When the run's time is up, if it is bounded in time.
+    #[serde(skip)]
+    pub(crate) deadline: Option<tokio::time::Instant>,
+    /// The calls that ran, for a caller told that the run cannot go on (none in a run paused
+    /// before they were kept).
+    #[serde(default)]
+    pub(crate) ran: Vec<Ran>,
+    /// Whether its state was kept before the question it waits for was asked.
+    #[serde(skip)]
+    pub(crate) kept: bool,
+}
+
+/// A run as it waits in a store: the run itself, with what its live fields held. The JSON is
+/// the one the code before this struct wrote, field for field, so a replica of either reads
+/// the runs the other paused.
+#[derive(Serialize, Deserialize)]
+struct Paused<R> {
+    #[serde(flatten)]
+    run: R,
+    /// Tokens used so far: input, output.
+    usage: (u64, u64),
+    /// The part of the run's time bound used so far; the time a person takes to answer is not.
+    spent: Option<Duration>,
+}
+
+impl Run {
+    /// The turn's answer `done` and its `results`, added to the conversation. No await: a
+    /// deadline never finds the request taken.
+    pub(crate) fn answered(&mut self, done: Completion, results: Vec<ToolResult>) {
+        let request = std::mem::replace(&mut self.request, Request::new(""));
+        self.request = request.assistant(done).tool_results(results);
+    }
+}
+
+impl<M, T> Orchestration<'_, M, T>
+where
+    M: CompletionModel + ?Sized,
+    T: Toolbox + Sync + ?Sized,
+{
+    /// The run to drive: the paused one the keeper gives back, else a new one from `brief`.
+    pub(super) fn begin(
+        &self,
+        brief: impl IntoBrief,
+        usage: Arc<SharedUsage>,
+    ) -> Result<Run, RunError> {
+        match self.keeper.and_then(Keeper::take_resumed) {
+            Some(kept) => self.resume(&kept, usage),
+            None => self.start(brief, usage),
+        }
+    }
+
+    /// A new run from `brief`.
+    fn start(&self, brief: impl IntoBrief, usage: Arc<SharedUsage>) -> Result<Run, RunError> {
+        let request = self.opening(brief)?;
+        Ok(Run {
+            id: self.run_id(),
+            opened: request.messages.len(),
+            request,
+            turns: 0,
+            usage,
+            repeats: Repeats::default(),
+            progress: self.reporting(),
+            pending: None,
+            approvals: Vec::new(),
+            stuck_on: None,
+            answered_by: None,
+            deadline: self.deadline_after(Duration::ZERO),
+            ran: Vec::new(),
+            kept: false,
+        })
+    }
+
+    /// The run paused as `kept`, going on now: its time bound less the time it had used.
+    fn resume(&self, kept: &[u8], usage: Arc<SharedUsage>) -> Result<Run, RunError> {
+        let paused: Paused<Run> = serde_json::from_slice(kept).map_err(|error| {
+            RunError::Store(format!("the paused run does not read back: {error}"))
+        })?;
+        let (input, output) = paused.usage;
+        usage.add(Some(svir::Usage::new(input, output)));
+        Ok(Run {
+            id: self.run_id(),
+            usage,
+            progress: self.reporting(),
+            deadline: self.deadline_after(paused.spent.unwrap_or_default()),
+            ..paused.run
+        })
+    }
+
+    /// Keeps `run`, stopped at a question, for the next round.
+    pub(super) async fn pause(&self, run: &Run) -> Result<(), RunError> {
+        let Some(keeper) = self.keeper else {
+            return Ok(());
+        };
+        let usage = run.usage.get();
+        let limit = self.settings.limits.timeout;
+        let spent = limit.zip(run.deadline).map(|(limit, deadline)| {
+            limit.saturating_sub(deadline.saturating_duration_since(tokio::time::Instant::now()))
+        });
+        let paused = Paused {
+            run,
+            usage: (usage.input, usage.output),
+            spent,
+        };
+        let bytes = serde_json::to_vec(&paused)
+            .map_err(|error| RunError::Store(format!("the run could not be written: {error}")))?;
+        keeper.keep(bytes, &run.ran).await
+    }
+
+    /// Keeps the run, paused at `done`, before its questions are put to a caller who answers in
+    /// a later round: a state that cannot be kept ends the run ([`RunError::NotKept`]), and the
+    /// caller is never asked a question whose answer could not be used.
+    pub(super) async fn keep_before_asking(
+        &self,
+        done: &Completion,
+        run: &mut Run,
+    ) -> Result<(), RunError> {
+        if self.keeper.is_none() || !self.gate.asks_later(done) {
+            return Ok(());
+        }
+        run.pending = Some(done.clone());
+        let kept = self.pause(run).await;
+        run.pending = None;
+        kept?;
+        run.kept = true;
+        Ok(())
+    }
+
+    /// Lets go of the state kept before asking, when the run went on without pausing after all.
+    pub(super) async fn settle(&self, run: &mut Run) {
+        if std::mem::take(&mut run.kept)
+            && let Some(keeper) = self.keeper
+        {
+            keeper.discard().await;
+        }
+    }
+
+    /// The id approval questions are bound to: the keeper's, else a new one for a run that
+    /// asks, else none.
+    fn run_id(&self) -> String {
+        match self.keeper {
+            Some(keeper) => keeper.id().to_owned(),
+            None if self.gate.is_none() => String::new(),
+            None => store::new_id(),
+        }
+    }
+
+    /// When the run's time is up, `spent` of it already used, if it is bounded in time.
+    fn deadline_after(&self, spent: Duration) -> Option<tokio::time::Instant> {
+        (self.settings.limits.timeout)
+            .map(|limit| tokio::time::Instant::now() + limit.saturating_sub(spent))
+    }
+
+    /// How the run reports its progress.
+    fn reporting(&self) -> Progress {
+        let settings = &self.settings;
+        Progress::new(settings.progress.clone(), settings.limits.turns.get())
+            .telling(self.task.clone())
+    }
+
+    /// The first request: the brief, under the model's name, with the system prompt and tools.
+    fn opening(&self, brief: impl IntoBrief) -> Result<Request, RunError> {
+        let mut request = brief.into_brief().map_err(RunError::Brief)?;
+        self.model.name().clone_into(&mut request.model);
+        if request.system.is_none() {
+            request.system.clone_from(&self.settings.system);
+        }
+        let Some(nesting) = self.at_depth_bound else {
+            // Normalized for the model's provider, and checked, before any request.
+            let offered = (self.model.schema_profile())
+                .tools(self.tools.tools())
+                .map_err(|error| RunError::Toolbox(error.to_string()))?;
+            request.tools.extend(offered);
+            return Ok(request);
+        };
+        tracing::info!(target: "ladoga", nesting, "at the depth bound: no tool is offered");
+        let calls = if nesting == 1 { "call" } else { "calls" };
+        let note = format!(
+            "No tools are available: this task reached you {nesting} tool {calls} deep, as deep \
+             as tool calls may nest here. Answer with what you have."
+        );
+        request.system = Some(match request.system.take() {
+            Some(system) => format!("{system}\n\n{note}"),
+            None => note,
+        });
+        Ok(request)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A paused run as the code before issue 20 wrote it (`Paused`, copied field by field):
+    /// a replica on this code resumes it, as a rolling deploy needs.
+    const WRITTEN_BEFORE: &str = include_str!("paused_before_issue_20.json");
+
+    #[test]
+    fn a_run_paused_by_the_code_before_reads_back_and_writes_the_same_json() {
+        let paused: Paused<Run> = serde_json::from_str(WRITTEN_BEFORE).expect("read back");
+        assert_eq!(paused.usage, (120, 45));
+        assert_eq!(paused.spent, Some(Duration::from_millis(1500)));
+        let run = &paused.run;
+        assert_eq!((run.opened, run.turns), (1, 2));
+        assert_eq!(run.request.messages.len(), 2);
+        assert_eq!(run.request.tools[0].name, "clear_board");
+        let pending = run
+            .pending
+            .as_ref()
+            .expect("the answer waiting for approval");
+        assert_eq!(pending.calls[0].name, "clear_board");
+        assert_eq!(run.approvals[0].tool, "add_task");
+        assert!(matches!(&run.answered_by, Some(AnsweredBy::Named(name)) if name == "backup"));
+        assert_eq!(store::ran_named(&run.ran), ["`list_tasks` in turn 1"]);
+
+        let written = serde_json::to_value(&paused).expect("written");
+        let before: serde_json::Value = serde_json::from_str(WRITTEN_BEFORE).expect("JSON");
+        assert_eq!(written, before, "the JSON a replica keeps is unchanged");
+    }
+
+    #[test]
+    fn a_run_kept_before_the_calls_were_noted_still_reads_back() {
+        let mut kept: serde_json::Value = serde_json::from_str(WRITTEN_BEFORE).expect("JSON");
+        // What the code before `ran` wrote.
+        kept.as_object_mut().expect("an object").remove("ran");
+        let read: Paused<Run> = serde_json::from_value(kept).expect("read back");
+        assert_eq!(read.run.turns, 2);
+        assert!(read.run.ran.is_empty());
+    }
+}

@@ -1,0 +1,184 @@
+//! The turns: ask the model, screen its calls, run them at once, feed the results back, until
+//! it answers or a bound is reached. Each feature is called at one seam, named where it is.
+
+use std::sync::Arc;
+
+use futures_util::future::join_all;
+use svir::{ToolCall, ToolResult, Toolbox};
+use tracing::{Instrument, Span};
+
+use crate::approval::Screen;
+use crate::brief::IntoBrief;
+use crate::error::RunError;
+use crate::limits::result;
+use crate::model::CompletionModel;
+use crate::observe::{metrics, spans};
+use crate::outcome::Stop;
+use crate::run::state::Run;
+use crate::run::{Ended, Orchestration};
+use crate::store::{self, Ran};
+use crate::usage::SharedUsage;
+
+impl<M, T> Orchestration<'_, M, T>
+where
+    M: CompletionModel + ?Sized,
+    T: Toolbox + Sync + ?Sized,
+{
+    /// Runs the turns from `brief`, within the time bound, until an answer or a bound, counting
+    /// tokens in `usage`.
+    pub(crate) async fn drive(
+        &self,
+        brief: impl IntoBrief,
+        usage: Arc<SharedUsage>,
+    ) -> Result<(Ended, Run), RunError> {
+        let mut run = self.begin(brief, usage)?; // rounds: a paused run, or a new one
+        let deadline = run.deadline;
+        let turns = async {
+            match deadline {
+                None => self.turns(&mut run).await,
+                // At the deadline the request or the calls in flight are dropped; `run` keeps
+                // what the turns before them added.
+                Some(deadline) => tokio::time::timeout_at(deadline, self.turns(&mut run))
+                    .await
+                    .unwrap_or(Ok(Ended::Limit(Stop::Deadline))),
+            }
+        };
+        let stopping = async {
+            match &self.drain {
+                Some(drain) => drain.stopping().await,
+                None => std::future::pending().await,
+            }
+        };
+        // The server's grace period ending drops the turns the same way.
+        let ended = tokio::select! {
+            ended = turns => Some(ended),
+            () = stopping => None,
+        };
+        let Some(ended) = ended else {
+            let ran = store::ran_named(&run.ran);
+            tracing::warn!(target: "ladoga", run = %run.id, ?ran, "the server stopped the run as it shut down");
+            return Err(RunError::Stopped { ran });
+        };
+        let ended = ended?;
+        if let Ended::Paused(question) = ended {
+            if !run.kept {
+                self.pause(&run).await?; // rounds: kept until the caller answers
+            }
+            return Err(RunError::Paused(question));
+        }
+        Ok((ended, run))
+    }
+
+    /// The turns, until an answer or a bound.
+    async fn turns(&self, run: &mut Run) -> Result<Ended, RunError> {
+        if self.at_depth_bound.is_some() {
+            let done = self.ask_turn(run).await?; // depth: one request, no tool offered
+            run.progress.answered(run.turns).await;
+            return Ok(Ended::Answered(done, Stop::Depth));
+        }
+        let limits = &self.settings.limits;
+        // A resumed run first runs the calls of the answer it paused at, its last turn's too.
+        while run.turns < limits.turns.get() || run.pending.is_some() {
+            // A new answer's questions are asked for the first time: none can have an answer.
+            let asked_first = run.pending.is_none();
+            let done = match run.pending.take() {
+                Some(done) => done,
+                None => {
+                    if limits.spent(&run.usage.get()) {
+                        return Ok(Ended::Limit(Stop::Budget)); // budget
+                    }
+                    let done = self.ask_turn(run).await?; // the model request
+                    if done.calls.is_empty() {
+                        run.progress.answered(run.turns).await;
+                        return Ok(Ended::Answered(done, Stop::Answered));
+                    }
+                    run.progress.turn(run.turns, &done.calls); // progress
+                    done
+                }
+            };
+            if asked_first {
+                self.keep_before_asking(&done, run).await?; // rounds
+            }
+            let mut refused = match self.gate.screen(&run.id, run.turns, &done).await {
+                Screen::Decided {
+                    approvals,
+                    refusals,
+                } => {
+                    self.settle(run).await;
+                    run.approvals.extend(approvals); // approvals
+                    refusals
+                }
+                Screen::Later(question) => {
+                    run.pending = Some(done);
+                    return Ok(Ended::Paused(question));
+                }
+            };
+            if let Some(tool) = run.repeats.screen(limits.repeat, &done.calls, &mut refused) {
+                run.stuck_on = Some(tool); // repeats
+                return Ok(Ended::Limit(Stop::Stuck));
+            }
+            let results = self.call(&done.calls, &refused, run).await;
+            log_results(&done.calls, &results);
+            run.answered(done, results);
+        }
+        Ok(Ended::Limit(Stop::TurnLimit))
+    }
+
+    /// Runs a turn's calls, all at once, but for the `refused` ones, whose refusal stands as
+    /// their result; each result bounded, in the order of the calls.
+    async fn call(
+        &self,
+        calls: &[ToolCall],
+        refused: &[ToolResult],
+        run: &mut Run,
+    ) -> Vec<ToolResult> {
+        let refusal = |call: &ToolCall| refused.iter().find(|refusal| refusal.call_id == call.id);
+        let to_run = calls.iter().filter(|call| refusal(call).is_none());
+        let turn = run.turns;
+        run.ran.extend(to_run.clone().map(|call| Ran {
+            tool: call.name.clone(),
+            turn,
+        }));
+        // Each call on its own, all at once, so each reports when it is answered.
+        let (progress, offered) = (&run.progress, &run.request.tools);
+        let ran = join_all(to_run.map(|call| {
+            async move {
+                let result = self.tools.call(call).await;
+                metrics::tool_called(offered, &call.name, result.is_error);
+                if result.is_error {
+                    spans::tool_failed(&Span::current());
+                }
+                progress.call_answered(turn, calls.len(), call, result.is_error);
+                result
+            }
+            .instrument(spans::tool(call))
+        }));
+        let mut ran = run.usage.scope(ran).await.into_iter();
+        let max = self.settings.limits.max_result;
+        let results = calls.iter().map(|call| {
+            let mut result = match refusal(call) {
+                Some(refusal) => refusal.clone(),
+                None => ran
+                    .next()
+                    .unwrap_or_else(|| ToolResult::error(&call.id, "the call got no result")),
+            };
+            result::bound(&mut result, max);
+            result
+        });
+        results.collect()
+    }
+}
+
+/// Each call with its arguments and result, at `debug`: they may hold the user's data.
+fn log_results(calls: &[ToolCall], results: &[ToolResult]) {
+    for (call, result) in calls.iter().zip(results) {
+        tracing::debug!(
+            target: "ladoga",
+            tool = %call.name,
+            arguments = %call.arguments,
+            error = result.is_error,
+            result = %result.content,
+            "tool call answered"
+        );
+    }
+}
