@@ -24,7 +24,7 @@ use crate::usage::SharedUsage;
 /// through [`Toolbox::call_all`], then sends the assistant turn followed by one result per call,
 /// in the order the calls were made. The loop ends when an answer has no calls (an answer cut by
 /// the output limit included), or at a bound of its [`Limits`] (turns, time, tokens, repeated
-/// calls), where [`OnLimit`] decides.
+/// calls), where [`OnLimit`](crate::OnLimit) decides.
 ///
 /// # Examples
 /// ```
@@ -104,7 +104,7 @@ where
 
     /// with each answer.
     ///
-    /// An approver that answers later ([`Asked::Later`]) pauses the run: without an
+    /// An approver that answers later ([`Asked::Later`](crate::approval::Asked::Later)) pauses the run: without an
     /// [`Orchestrator`](crate::Orchestrator) to keep it between rounds, the run then ends with
     /// [`RunError::Paused`].
     ///
