@@ -2,6 +2,8 @@
 
 mod gate;
 mod policy;
+mod question;
 
 pub(crate) use self::gate::{Gate, Screen};
-pub use self::policy::{Approval, Approvals, Approver, AskFuture, Asked, Decision, Question};
+pub use self::policy::Approvals;
+pub use self::question::{Approval, Approver, AskFuture, Asked, Decision, Question};
