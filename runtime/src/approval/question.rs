@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use svir::{ToolCall, ToolResult};
 
-use crate::limits::repeats;
+use crate::toolbox::arguments;
 
 /// One call put to the caller.
 #[derive(Debug, Clone)]
@@ -165,7 +165,7 @@ where
 /// The hex SHA-256 of the run, the turn, the tool name and the canonical JSON arguments, each
 /// length-prefixed so no two different calls write the same bytes.
 fn digest(run: &str, turn: usize, call: &ToolCall) -> String {
-    let arguments = repeats::canonical(&call.arguments);
+    let arguments = arguments::canonical(&call.arguments);
     let mut hash = Sha256::new();
     for part in [run, &turn.to_string(), &call.name, &arguments] {
         hash.update((part.len() as u64).to_be_bytes());

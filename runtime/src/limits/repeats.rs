@@ -3,8 +3,9 @@
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 
-use serde_json::Value;
 use svir::{ToolCall, ToolResult};
+
+use crate::toolbox::arguments;
 
 /// What one call is, given the calls made before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +29,7 @@ pub(crate) struct Repeats {
 impl Repeats {
     /// Counts `call` and says what to do with it under the bound `limit`.
     pub(crate) fn count(&mut self, call: &ToolCall, limit: usize) -> Repeat {
-        let key = format!("{}\n{}", call.name, canonical(&call.arguments));
+        let key = format!("{}\n{}", call.name, arguments::canonical(&call.arguments));
         let times = self.counts.entry(key).or_default();
         *times += 1;
         match (*times >= limit, self.told) {
@@ -90,42 +91,12 @@ pub(crate) fn refusal(call: &ToolCall, times: usize) -> ToolResult {
     )
 }
 
-/// The arguments as JSON with every object's keys sorted, so that the same arguments written
-/// in another order or spacing are the same call; text that is not JSON stays as it is.
-pub(crate) fn canonical(arguments: &str) -> String {
-    match serde_json::from_str::<Value>(arguments) {
-        Ok(value) => sorted(value).to_string(),
-        Err(_) => arguments.to_owned(),
-    }
-}
-
-fn sorted(value: Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<_> = map.into_iter().collect();
-            entries.sort_by(|(a, _), (b, _)| a.cmp(b));
-            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
-        other => other,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn call(name: &str, arguments: &str) -> ToolCall {
         ToolCall::new("c", name, arguments)
-    }
-
-    #[test]
-    fn the_same_arguments_in_another_order_are_the_same_call() {
-        assert_eq!(
-            canonical(r#"{"b": 1, "a": {"d": 2, "c": 3}}"#),
-            canonical(r#"{"a":{"c":3,"d":2},"b":1}"#)
-        );
-        assert_ne!(canonical(r#"{"a": 1}"#), canonical(r#"{"a": 2}"#));
     }
 
     #[test]

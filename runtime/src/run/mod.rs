@@ -6,6 +6,7 @@
 //!
 //! - `turns.rs`: the loop itself (ask, screen, call, feed back);
 //! - `state.rs`: where a run is, how it starts, pauses and resumes;
+//! - `gate.rs`: the approvals, asked about a turn's calls before any runs;
 //! - `ask.rs`: one model request;
 //! - `conclude.rs`: the outcome, and the policy at a bound;
 //! - `typed.rs`: a typed answer (`output = T`);
@@ -14,6 +15,7 @@
 mod ask;
 mod conclude;
 mod drain;
+mod gate;
 mod orchestration;
 mod settings;
 mod state;
@@ -23,6 +25,7 @@ mod turns;
 mod typed;
 
 pub use self::drain::Drain;
+pub(crate) use self::gate::{Gate, Screen};
 pub(crate) use self::orchestration::Ended;
 pub use self::orchestration::Orchestration;
 pub(crate) use self::settings::Settings;

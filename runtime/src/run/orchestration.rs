@@ -7,14 +7,14 @@ use neva::types::ProgressToken;
 use svir::{Completion, Toolbox};
 use tracing::Instrument;
 
-use crate::approval::{Approvals, Approver, Gate};
+use crate::approval::{Approvals, Approver};
 use crate::brief::IntoBrief;
 use crate::error::RunError;
 use crate::limits::Limits;
 use crate::model::CompletionModel;
 use crate::observe::{TaskLine, spans};
 use crate::outcome::{Outcome, Stop};
-use crate::run::{Drain, Settings};
+use crate::run::{Drain, Gate, Settings};
 use crate::store::Keeper;
 use crate::usage::SharedUsage;
 

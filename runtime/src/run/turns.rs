@@ -7,7 +7,6 @@ use futures_util::future::join_all;
 use svir::{ToolCall, ToolResult, Toolbox};
 use tracing::{Instrument, Span};
 
-use crate::approval::Screen;
 use crate::brief::IntoBrief;
 use crate::error::RunError;
 use crate::limits::result;
@@ -15,7 +14,7 @@ use crate::model::CompletionModel;
 use crate::observe::{metrics, spans};
 use crate::outcome::Stop;
 use crate::run::state::Run;
-use crate::run::{Ended, Orchestration};
+use crate::run::{Ended, Orchestration, Screen};
 use crate::store::{self, Ran};
 use crate::usage::SharedUsage;
 

@@ -1,5 +1,6 @@
 #![doc = include_str!("../docs/toolbox.md")]
 
+pub(crate) mod arguments;
 mod live;
 mod selection;
 mod union;
