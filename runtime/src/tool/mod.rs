@@ -6,6 +6,7 @@ mod answer;
 mod briefing;
 mod elicitation;
 mod orchestrator;
+mod prepare;
 
 pub use self::answer::{Output, Report, Typed, answer};
 pub(crate) use self::briefing::Briefing;

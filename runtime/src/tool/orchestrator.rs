@@ -16,11 +16,9 @@ use crate::error::RunError;
 use crate::limits::Limits;
 use crate::model::CompletionModel;
 use crate::outcome::Outcome;
-use crate::run::{Drain, Orchestration, Settings};
-use crate::store::{Keeper, Runs};
-use crate::tool::{Briefing, Elicitation};
-use crate::toolbox::{DEFAULT_CALL_TIMEOUT, Source, ToolSelection, ToolUnion};
-use crate::usage::SharedUsage;
+use crate::run::Settings;
+use crate::tool::Briefing;
+use crate::toolbox::{DEFAULT_CALL_TIMEOUT, Source, ToolSelection};
 
 /// How deep in-process tool calls nest unless told otherwise: an orchestrator, a sub-agent it
 /// calls, and two more.
@@ -48,16 +46,16 @@ pub const DEFAULT_DEPTH: NonZeroUsize = NonZeroUsize::new(4).expect("4 is not ze
 #[derive(Debug, Clone)]
 pub struct Orchestrator {
     /// What each run takes as it is: its system prompt, limits, name, progress and streaming.
-    settings: Settings,
-    depth: NonZeroUsize,
-    recurse: bool,
-    selection: ToolSelection,
-    briefing: Briefing,
-    with: Vec<Source>,
-    call_timeout: Duration,
-    approvals: Approvals,
+    pub(super) settings: Settings,
+    pub(super) depth: NonZeroUsize,
+    pub(super) recurse: bool,
+    pub(super) selection: ToolSelection,
+    pub(super) briefing: Briefing,
+    pub(super) with: Vec<Source>,
+    pub(super) call_timeout: Duration,
+    pub(super) approvals: Approvals,
     /// The MCP task the run is, if its call is one.
-    task: Option<String>,
+    pub(super) task: Option<String>,
 }
 
 impl Default for Orchestrator {
@@ -82,7 +80,7 @@ impl Orchestrator {
         }
     }
 
-    /// The agent's name in spans, see [`Orchestration::name`]; `#[orchestrator]` gives its
+    /// The agent's name in spans, see [`Orchestration::name`](crate::Orchestration::name); `#[orchestrator]` gives its
     /// tool's name.
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.settings.name = Some(name.into());
@@ -117,14 +115,14 @@ impl Orchestrator {
     }
 
     /// Streams the model's text to the caller as log lines, at most one every `interval`: see
-    /// [`Orchestration::stream`].
+    /// [`Orchestration::stream`](crate::Orchestration::stream).
     pub fn stream(mut self, interval: Duration) -> Self {
         self.settings.stream = Some(interval.max(Duration::from_millis(100)));
         self
     }
 
     /// Reports progress to the MCP caller's progress token, if its request carried one: see
-    /// [`Orchestration::progress`].
+    /// [`Orchestration::progress`](crate::Orchestration::progress).
     pub fn progress(mut self, token: Option<ProgressToken>) -> Self {
         self.settings.progress = token;
         self
@@ -270,32 +268,6 @@ impl Orchestrator {
         self
     }
 
-    /// The server's tools as the request of `ctx` may call them, bounded, with the toolboxes
-    /// added by [`Self::with`], loaded and selected.
-    pub async fn toolbox(&self, ctx: &Context) -> Result<ToolUnion, RunError> {
-        // Selected before loading too: a tool left out need not have a name a model can carry.
-        let selection = self.selection.clone();
-        let mut own = ctx
-            .tools()
-            .toolbox()
-            .with_max_depth(self.depth.get())
-            .filter(move |tool| selection.admits(&tool.name));
-        if self.recurse {
-            own = own.with_caller();
-        }
-        let own = own
-            .load()
-            .await
-            .map_err(|error| RunError::Toolbox(error.to_string()))?;
-        let union = self.with.iter().cloned().fold(
-            ToolUnion::new()
-                .with_own(own)
-                .call_timeout(self.call_timeout),
-            ToolUnion::add,
-        );
-        union.select(self.selection.clone()).load().await
-    }
-
     /// Runs `model` on `brief` with the server's tools, inside the handler of `ctx`'s request.
     pub async fn run<M>(
         &self,
@@ -315,7 +287,7 @@ impl Orchestrator {
     }
 
     /// [`Self::run`] for a typed answer: the final answer parsed as `O`, see
-    /// [`Orchestration::run_as`].
+    /// [`Orchestration::run_as`](crate::Orchestration::run_as).
     pub async fn run_as<M, O>(
         &self,
         ctx: &Context,
@@ -332,102 +304,6 @@ impl Orchestrator {
             .asking(run.keeper.as_ref(), run.approvals, &approver)
             .run_as(run.brief)
             .await
-    }
-
-    /// What a run takes from `ctx`: its keeper when it asks for approvals, its brief, its tools
-    /// and the approvals with the tools' annotations.
-    async fn prepare(&self, ctx: &Context, brief: impl IntoBrief) -> Result<Prepared, RunError> {
-        let keeper = self.keeper(ctx).await?;
-        let brief = self.brief(ctx, brief, keeper.as_ref()).await?;
-        let tools = self.toolbox(ctx).await?;
-        let approvals = self.annotated(ctx).await;
-        Ok(Prepared {
-            keeper,
-            brief,
-            tools,
-            approvals,
-        })
-    }
-
-    /// `brief` built, opened with the prompt and given the resources (see [`Self::prompt`] and
-    /// [`Self::attach`]); nothing for a run that goes on from a pause, which has its
-    /// conversation.
-    async fn brief(
-        &self,
-        ctx: &Context,
-        brief: impl IntoBrief,
-        keeper: Option<&Keeper>,
-    ) -> Result<svir::Request, RunError> {
-        if keeper.is_some_and(Keeper::resuming) {
-            return Ok(svir::Request::new(""));
-        }
-        let brief = brief.into_brief().map_err(RunError::Brief)?;
-        self.briefing.open(ctx, brief).await
-    }
-
-    /// The keeper of a run that asks for approvals: a new run, or the paused one this round
-    /// of the tool call goes on with. `None` for a run that asks nothing.
-    async fn keeper(&self, ctx: &Context) -> Result<Option<Keeper>, RunError> {
-        if self.approvals.is_none() {
-            return Ok(None);
-        }
-        let runs = ctx
-            .resolve_shared::<Runs>()
-            .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
-        let agent = self.settings.name.as_deref().unwrap_or("run");
-        Ok(Some(Keeper::for_call(ctx, runs, agent).await?))
-    }
-
-    /// The approvals, with the annotations of the server's own tools when they decide.
-    async fn annotated(&self, ctx: &Context) -> Approvals {
-        if !self.approvals.reads_annotations() {
-            return self.approvals.clone();
-        }
-        ctx.tools()
-            .list()
-            .await
-            .into_iter()
-            .fold(self.approvals.clone(), |approvals, tool| {
-                let hints = tool.annotations.as_ref();
-                approvals.annotated(
-                    tool.name,
-                    hints.and_then(|hints| hints.readonly),
-                    hints.and_then(|hints| hints.destructive),
-                )
-            })
-    }
-
-    /// Who approves the calls of a run for `ctx`'s caller, and tells the MCP task the run is,
-    /// if it is one and the server follows tasks ([`TaskProgress`](crate::TaskProgress)).
-    fn approver<'a>(&self, ctx: &'a Context) -> Elicitation<'a> {
-        Elicitation::of_call(ctx, self.task.as_deref())
-    }
-
-    /// The loop over `tools` with these settings for `ctx`'s call, telling the task `approver`
-    /// tells.
-    fn orchestration<'a, M>(
-        &self,
-        ctx: &Context,
-        model: &'a M,
-        tools: &'a ToolUnion,
-        approver: &Elicitation<'_>,
-    ) -> Orchestration<'a, M, ToolUnion>
-    where
-        M: CompletionModel + ?Sized,
-    {
-        let mut run = Orchestration::new(model, tools)
-            .settings(self.settings.clone())
-            .telling(approver.task());
-        // The server's shutdown, if it registered one, stops the run at the end of its grace.
-        if let Ok(drain) = ctx.resolve::<Drain>() {
-            run = run.drain(drain);
-        }
-        // Every call of a run this deep would be refused, so it is offered none.
-        let nesting = SharedUsage::nesting();
-        if nesting >= self.depth.get() {
-            run = run.at_depth_bound(nesting);
-        }
-        run
     }
 
     /// [`Self::run`], answered as a tool answers: the final text, or an error the MCP caller is
@@ -448,12 +324,4 @@ impl Orchestrator {
             Err(error) => Err(Error::new(ErrorCode::InternalError, error.to_string())),
         }
     }
-}
-
-/// What a run of an [`Orchestrator`] takes from its tool call.
-struct Prepared {
-    keeper: Option<Keeper>,
-    brief: svir::Request,
-    tools: ToolUnion,
-    approvals: Approvals,
 }

@@ -1,0 +1,151 @@
+//! What a run of an [`Orchestrator`] takes from its tool call: the server's tools as the call
+//! may use them, the brief opened with the prompt and resources, the keeper of a run that asks,
+//! and the loop with these settings.
+
+use neva::Context;
+
+use crate::approval::Approvals;
+use crate::brief::IntoBrief;
+use crate::error::RunError;
+use crate::model::CompletionModel;
+use crate::run::{Drain, Orchestration};
+use crate::store::{Keeper, Runs};
+use crate::tool::{Elicitation, Orchestrator};
+use crate::toolbox::ToolUnion;
+use crate::usage::SharedUsage;
+
+impl Orchestrator {
+    /// The server's tools as the request of `ctx` may call them, bounded, with the toolboxes
+    /// added by [`Self::with`], loaded and selected.
+    pub async fn toolbox(&self, ctx: &Context) -> Result<ToolUnion, RunError> {
+        // Selected before loading too: a tool left out need not have a name a model can carry.
+        let selection = self.selection.clone();
+        let mut own = ctx
+            .tools()
+            .toolbox()
+            .with_max_depth(self.depth.get())
+            .filter(move |tool| selection.admits(&tool.name));
+        if self.recurse {
+            own = own.with_caller();
+        }
+        let own = own
+            .load()
+            .await
+            .map_err(|error| RunError::Toolbox(error.to_string()))?;
+        let union = self.with.iter().cloned().fold(
+            ToolUnion::new()
+                .with_own(own)
+                .call_timeout(self.call_timeout),
+            ToolUnion::add,
+        );
+        union.select(self.selection.clone()).load().await
+    }
+
+    /// What a run takes from `ctx`: its keeper when it asks for approvals, its brief, its tools
+    /// and the approvals with the tools' annotations.
+    pub(super) async fn prepare(
+        &self,
+        ctx: &Context,
+        brief: impl IntoBrief,
+    ) -> Result<Prepared, RunError> {
+        let keeper = self.keeper(ctx).await?;
+        let brief = self.brief(ctx, brief, keeper.as_ref()).await?;
+        let tools = self.toolbox(ctx).await?;
+        let approvals = self.annotated(ctx).await;
+        Ok(Prepared {
+            keeper,
+            brief,
+            tools,
+            approvals,
+        })
+    }
+
+    /// `brief` built, opened with the prompt and given the resources (see [`Self::prompt`] and
+    /// [`Self::attach`]); nothing for a run that goes on from a pause, which has its
+    /// conversation.
+    async fn brief(
+        &self,
+        ctx: &Context,
+        brief: impl IntoBrief,
+        keeper: Option<&Keeper>,
+    ) -> Result<svir::Request, RunError> {
+        if keeper.is_some_and(Keeper::resuming) {
+            return Ok(svir::Request::new(""));
+        }
+        let brief = brief.into_brief().map_err(RunError::Brief)?;
+        self.briefing.open(ctx, brief).await
+    }
+
+    /// The keeper of a run that asks for approvals: a new run, or the paused one this round
+    /// of the tool call goes on with. `None` for a run that asks nothing.
+    async fn keeper(&self, ctx: &Context) -> Result<Option<Keeper>, RunError> {
+        if self.approvals.is_none() {
+            return Ok(None);
+        }
+        let runs = ctx
+            .resolve_shared::<Runs>()
+            .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
+        let agent = self.settings.name.as_deref().unwrap_or("run");
+        Ok(Some(Keeper::for_call(ctx, runs, agent).await?))
+    }
+
+    /// The approvals, with the annotations of the server's own tools when they decide.
+    async fn annotated(&self, ctx: &Context) -> Approvals {
+        if !self.approvals.reads_annotations() {
+            return self.approvals.clone();
+        }
+        ctx.tools()
+            .list()
+            .await
+            .into_iter()
+            .fold(self.approvals.clone(), |approvals, tool| {
+                let hints = tool.annotations.as_ref();
+                approvals.annotated(
+                    tool.name,
+                    hints.and_then(|hints| hints.readonly),
+                    hints.and_then(|hints| hints.destructive),
+                )
+            })
+    }
+
+    /// Who approves the calls of a run for `ctx`'s caller, and tells the MCP task the run is,
+    /// if it is one and the server follows tasks ([`TaskProgress`](crate::TaskProgress)).
+    pub(super) fn approver<'a>(&self, ctx: &'a Context) -> Elicitation<'a> {
+        Elicitation::of_call(ctx, self.task.as_deref())
+    }
+
+    /// The loop over `tools` with these settings for `ctx`'s call, telling the task `approver`
+    /// tells.
+    pub(super) fn orchestration<'a, M>(
+        &self,
+        ctx: &Context,
+        model: &'a M,
+        tools: &'a ToolUnion,
+        approver: &Elicitation<'_>,
+    ) -> Orchestration<'a, M, ToolUnion>
+    where
+        M: CompletionModel + ?Sized,
+    {
+        let mut run = Orchestration::new(model, tools)
+            .settings(self.settings.clone())
+            .telling(approver.task());
+        // The server's shutdown, if it registered one, stops the run at the end of its grace.
+        if let Ok(drain) = ctx.resolve::<Drain>() {
+            run = run.drain(drain);
+        }
+        // Every call of a run this deep would be refused, so it is offered none.
+        let nesting = SharedUsage::nesting();
+        if nesting >= self.depth.get() {
+            run = run.at_depth_bound(nesting);
+        }
+        run
+    }
+}
+
+/// What a run of an [`Orchestrator`] takes from its tool call.
+pub(super) struct Prepared {
+    pub(super) keeper: Option<Keeper>,
+    pub(super) brief: svir::Request,
+    pub(super) tools: ToolUnion,
+    pub(super) approvals: Approvals,
+}
