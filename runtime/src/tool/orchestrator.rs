@@ -205,7 +205,7 @@ impl Orchestrator {
     /// Offers the model `toolbox`'s tools beside the server's own, typically a
     /// `neva::svir::RemoteTools` connected to another MCP server; `name` names it in errors.
     ///
-    /// The model is offered the union ([`ToolUnion`]): each toolbox keeps its own names (give a
+    /// The model is offered the union ([`ToolUnion`](crate::toolbox::ToolUnion)): each toolbox keeps its own names (give a
     /// `RemoteTools` a prefix with its `with_prefix`), and the selection ([`Self::select`])
     /// applies to all of them. A tool name offered twice is a [`RunError::Toolbox`] naming both
     /// toolboxes, before any model request. A `RemoteTools` with no snapshot yet takes its first
@@ -254,8 +254,8 @@ impl Orchestrator {
     ///
     /// The caller is asked through elicitation. Under MCP 2026-07-28 a question ends the tool
     /// call's round with `input_required`, and the run goes on when the caller calls again with
-    /// the answer: in between, the run waits in the server's [`Runs`] (registered with
-    /// `App::add_singleton`, else [`Runs::in_process`]), at most [`PAUSED_RUN_TTL`]. The time a
+    /// the answer: in between, the run waits in the server's [`Runs`](crate::store::Runs) (registered with
+    /// `App::add_singleton`, else [`Runs::in_process`](crate::store::Runs::in_process)), at most [`PAUSED_RUN_TTL`]. The time a
     /// person takes counts against neither the turns, the budget nor the time bound. A call
     /// that runs as an MCP task (`task_support`) asks through its task, `input_required` until
     /// the caller answers with `tasks/update`; under `legacy-spec` the question is a request to
