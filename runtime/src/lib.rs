@@ -1,4 +1,5 @@
 #![doc = include_str!("docs/ladoga.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, unreachable_pub)]
 #![deny(rustdoc::broken_intra_doc_links)]
 
