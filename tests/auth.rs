@@ -19,8 +19,6 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
-const BOARD: &str = env!("CARGO_BIN_EXE_board");
-
 /// The tools `plan_week` offers every caller, sorted.
 const EVERYONE: [&str; 4] = ["add_task", "complete_task", "list_tasks", "review"];
 
@@ -241,7 +239,7 @@ async fn an_expired_token_or_one_without_exp_is_refused_before_any_model_request
 /// `board` with `args` and `env` (and no inherited secret): its exit code and stderr, once it
 /// has exited.
 async fn board_refusing(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
-    let output = Command::new(BOARD)
+    let output = Command::new(common::exe("board"))
         .args(["--model-url", "http://127.0.0.1:9"])
         .args(args)
         .env_remove(SECRET_VAR)
@@ -286,7 +284,7 @@ async fn the_board_refuses_to_start_with_auth_and_no_usable_secret() {
 /// `ask` (the example client) calling `list_tasks` on the board at `addr`, with `token` as
 /// `LADOGA_TOKEN` if given: its exit code and stdout.
 async fn ask_list_tasks(addr: SocketAddr, token: Option<&str>) -> (Option<i32>, String) {
-    let mut ask = Command::new(env!("CARGO_BIN_EXE_ask"));
+    let mut ask = Command::new(common::exe("ask"));
     ask.args(["--url", &format!("http://{addr}/mcp"), "list_tasks"])
         .env_remove("LADOGA_TOKEN")
         .stdin(Stdio::null())

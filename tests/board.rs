@@ -14,8 +14,6 @@ use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
-const BOARD: &str = env!("CARGO_BIN_EXE_board");
-
 /// The remote server's tool (`--remote`): every neva server this test runs has it.
 #[tool(descr = "Tells how many hours a day the user can work this week")]
 async fn hours() -> String {
@@ -136,7 +134,7 @@ async fn over_stdio_plan_week_answers_and_the_server_exits_when_stdin_closes() {
 
     let mut client = Client::new().with_options(|opt| {
         opt.with_stdio(
-            BOARD,
+            common::exe("board"),
             ["--stdio", "--model-url", url, "--model", "scripted"],
         )
         .with_timeout(Duration::from_secs(60))
@@ -152,7 +150,7 @@ async fn over_stdio_plan_week_answers_and_the_server_exits_when_stdin_closes() {
 
 #[tokio::test]
 async fn a_stdio_board_exits_promptly_when_its_client_closes_stdin() {
-    let mut board = Command::new(BOARD)
+    let mut board = Command::new(common::exe("board"))
         .args(["--stdio", "--model-url", "http://127.0.0.1:9"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -283,7 +283,7 @@ struct AfterTheCallerDied {
 async fn kill_the_caller_mid_run() -> AfterTheCallerDied {
     let script = ScriptedModel::from_fn(|_| Reply::call("linger", json!({})));
     let (server, _model) = start(&script).await;
-    let mut caller = tokio::process::Command::new(env!("CARGO_BIN_EXE_ask"))
+    let mut caller = tokio::process::Command::new(common::exe("ask"))
         .args(["--url", &format!("http://{}/mcp", server.addr)])
         .args(["assistant", "task=forever"])
         .stdout(std::process::Stdio::null())

@@ -85,7 +85,7 @@ async fn the_python_sdk_1_calls_plan_week_over_stdio() {
     let script = peer::script();
     let model = script.serve().await.expect("serves");
 
-    let board = env!("CARGO_BIN_EXE_board");
+    let board = common::exe("board");
     let answer = python(&["stdio", board, &model.url()]).await;
     peer::check(&answer, &script);
     check_reported_in_order(&answer);

@@ -44,7 +44,7 @@ async fn the_python_sdk_calls_plan_week_over_stdio() {
     let script = peer::script();
     let model = script.serve().await.expect("serves");
 
-    let board = env!("CARGO_BIN_EXE_board");
+    let board = common::exe("board");
     let answer = python(&["stdio", board, &model.url()]).await;
     peer::check(&answer, &script);
     peer::check_progress(&answer);

@@ -545,7 +545,7 @@ mod rounds {
 
 /// The board run with the environment `env`, which must make it refuse to start: its stderr.
 async fn refused_start(env: &[(&str, &str)]) -> String {
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_board"))
+    let output = tokio::process::Command::new(common::exe("board"))
         .args(["--http", &common::free_addr().to_string()])
         .envs(env.iter().copied())
         .stdin(std::process::Stdio::null())

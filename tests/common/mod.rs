@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod auth;
+pub mod exe;
 pub mod nginx;
 pub mod peer;
 pub mod prometheus;
@@ -16,6 +17,8 @@ use std::time::Duration;
 
 use neva::app::ShutdownHandle;
 use neva::prelude::*;
+
+pub use exe::exe;
 
 /// A neva server running on `127.0.0.1`, stopped when dropped.
 pub struct Server {
@@ -117,7 +120,7 @@ pub async fn board_at(
     env: &[(&str, &str)],
     stderr: std::process::Stdio,
 ) -> (tokio::process::Child, SocketAddr) {
-    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_board"))
+    let child = tokio::process::Command::new(exe("board"))
         .envs(env.iter().copied())
         .args([
             "--http",
