@@ -101,14 +101,20 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
     let briefing = briefing(args, signature);
     // The orchestrator is built before the body runs: the prompt's arguments and the URIs read
     // the parameters the body then takes.
+    // The request's `_meta` is read, and dropped, before any await: a value kept across an
+    // await stays in the handler's future for the whole run.
     let run = quote! {
+        let (__ladoga_task, __ladoga_progress) = {
+            let __ladoga_meta = __ladoga_meta;
+            (#private::task_id(&__ladoga_ctx, &__ladoga_meta.0), __ladoga_meta.0.progress_token)
+        };
         let __ladoga_model = #resolve(&__ladoga_ctx)?;
         let __ladoga_orchestrator = #private::Orchestrator::new()
             .name(#agent)
             #settings
             #briefing
-            .task(#private::task_id(&__ladoga_ctx, &__ladoga_meta.0))
-            .progress(__ladoga_meta.0.progress_token);
+            .task(__ladoga_task)
+            .progress(__ladoga_progress);
         #(#with)*
         let __ladoga_brief = #brief;
         let __ladoga_model = #erase(&*__ladoga_model);

@@ -22,7 +22,8 @@ where
                     self.finished(done, run.answered_by, run.turns, run.usage.get(), stop);
                 Ok(outcome.approved(run.approvals))
             }
-            Ended::Limit(stop) => self.at_limit(stop, run).await,
+            // Boxed: only a run at a bound asks once more, and every run would carry its future.
+            Ended::Limit(stop) => Box::pin(self.at_limit(stop, run)).await,
             Ended::Paused(error) => Err(RunError::Paused(error)),
         }
     }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use neva::types::ProgressToken;
 use svir::{Completion, Toolbox};
-use tracing::Instrument;
+use tracing::{Instrument, Span};
 
 use crate::approval::{Approvals, Approver};
 use crate::brief::IntoBrief;
@@ -234,27 +234,26 @@ where
     /// span ends with `ladoga.stop` (see [`Stop::name`]), or `cancelled` when the run is dropped
     /// before it ends.
     pub async fn run(self, brief: impl IntoBrief) -> Result<Outcome, RunError> {
-        let body = |this: Self, usage| async move {
-            let (ended, run) = this.drive(brief, usage).await?;
-            this.conclude(ended, run).await
-        };
-        self.watched(body, |outcome| outcome).await
+        let (span, watch, usage) = self.watch();
+        let outcome = self.run_loop(brief, usage).instrument(span).await;
+        watch.ended(outcome.as_ref());
+        outcome
     }
 
-    /// `body` in the run's `invoke_agent` span, with its usage counter, the end recorded.
-    pub(super) async fn watched<O, F>(
-        self,
-        body: impl FnOnce(Self, Arc<SharedUsage>) -> F,
-        outcome: fn(&O) -> &Outcome,
-    ) -> Result<O, RunError>
-    where
-        F: Future<Output = Result<O, RunError>>,
-    {
+    async fn run_loop(
+        &self,
+        brief: impl IntoBrief,
+        usage: Arc<SharedUsage>,
+    ) -> Result<Outcome, RunError> {
+        let (ended, run) = self.drive(brief, usage).await?;
+        self.conclude(ended, run).await
+    }
+
+    /// The run's `invoke_agent` span, the watch that records how it ends, and its usage counter.
+    pub(super) fn watch(&self) -> (Span, spans::Watch, Arc<SharedUsage>) {
         let usage = SharedUsage::new();
         let span = spans::run(self.model.name(), self.settings.name.as_deref());
         let watch = spans::Watch::new(span.clone(), Arc::clone(&usage));
-        let ended = body(self, usage).instrument(span).await;
-        watch.ended(ended.as_ref().map(outcome));
-        ended
+        (span, watch, usage)
     }
 }

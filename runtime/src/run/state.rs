@@ -91,7 +91,11 @@ where
         usage: Arc<SharedUsage>,
     ) -> Result<Run, RunError> {
         match self.keeper.and_then(Keeper::take_resumed) {
-            Some(kept) => self.resume(&kept, usage),
+            Some(kept) => {
+                // Moved on every path: a brief kept alive would stay in the run's future.
+                drop(brief);
+                self.resume(&kept, usage)
+            }
             None => self.start(brief, usage),
         }
     }

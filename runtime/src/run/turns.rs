@@ -95,8 +95,8 @@ where
                     done
                 }
             };
-            if asked_first {
-                self.keep_before_asking(&done, run).await?; // rounds
+            if asked_first && self.keeper.is_some() {
+                Box::pin(self.keep_before_asking(&done, run)).await?; // rounds
             }
             let mut refused = match self.gate.screen(&run.id, run.turns, &done).await {
                 Screen::Decided {
@@ -134,10 +134,13 @@ where
         let refusal = |call: &ToolCall| refused.iter().find(|refusal| refusal.call_id == call.id);
         let to_run = calls.iter().filter(|call| refusal(call).is_none());
         let turn = run.turns;
-        run.ran.extend(to_run.clone().map(|call| Ran {
-            tool: call.name.clone(),
-            turn,
-        }));
+        // Noted for those who read them: a drained run's error, and a paused run's state.
+        if self.drain.is_some() || self.keeper.is_some() {
+            run.ran.extend(to_run.clone().map(|call| Ran {
+                tool: call.name.clone(),
+                turn,
+            }));
+        }
         // Each call on its own, all at once, so each reports when it is answered.
         let (progress, offered) = (&run.progress, &run.request.tools);
         let ran = join_all(to_run.map(|call| {

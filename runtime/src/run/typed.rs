@@ -3,6 +3,7 @@
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use svir::{Request, Schema, ToolChoice, Toolbox};
+use tracing::Instrument;
 
 use std::sync::Arc;
 
@@ -52,12 +53,14 @@ where
     where
         O: DeserializeOwned + JsonSchema,
     {
-        let body = |this: Self, usage| async move { this.typed::<O>(brief, usage).await };
-        self.watched(body, |(_, outcome)| outcome).await
+        let (span, watch, usage) = self.watch();
+        let typed = self.typed::<O>(brief, usage).instrument(span).await;
+        watch.ended(typed.as_ref().map(|(_, outcome)| outcome));
+        typed
     }
 
     async fn typed<O: DeserializeOwned + JsonSchema>(
-        self,
+        &self,
         brief: impl IntoBrief,
         usage: Arc<SharedUsage>,
     ) -> Result<(O, Outcome), RunError> {

@@ -33,6 +33,11 @@ impl Briefing {
         self.prompt = Some(PromptUse { name, args });
     }
 
+    /// Whether the brief is left as the body built it: no prompt, no resource.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.prompt.is_none() && self.attach.is_empty()
+    }
+
     /// Attaches the resource at `uri`, after those attached before.
     pub(crate) fn attach(&mut self, uri: String) {
         self.attach.push(uri);

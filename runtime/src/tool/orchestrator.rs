@@ -18,6 +18,7 @@ use crate::model::CompletionModel;
 use crate::outcome::Outcome;
 use crate::run::Settings;
 use crate::tool::Briefing;
+use crate::tool::prepare::Prepared;
 use crate::toolbox::{DEFAULT_CALL_TIMEOUT, Source, ToolSelection};
 
 /// How deep in-process tool calls nest unless told otherwise: an orchestrator, a sub-agent it
@@ -278,11 +279,17 @@ impl Orchestrator {
     where
         M: CompletionModel + ?Sized,
     {
-        let run = self.prepare(ctx, brief).await?;
+        // Taken apart: what moves on does not stay in the run's future too.
+        let Prepared {
+            keeper,
+            brief,
+            tools,
+            approvals,
+        } = self.prepare(ctx, brief).await?;
         let approver = self.approver(ctx);
-        self.orchestration(ctx, model, &run.tools, &approver)
-            .asking(run.keeper.as_ref(), run.approvals, &approver)
-            .run(run.brief)
+        self.orchestration(ctx, model, &tools, &approver)
+            .asking(keeper.as_deref(), approvals, &approver)
+            .run(brief)
             .await
     }
 
@@ -298,11 +305,17 @@ impl Orchestrator {
         M: CompletionModel + ?Sized,
         O: DeserializeOwned + JsonSchema,
     {
-        let run = self.prepare(ctx, brief).await?;
+        // Taken apart: what moves on does not stay in the run's future too.
+        let Prepared {
+            keeper,
+            brief,
+            tools,
+            approvals,
+        } = self.prepare(ctx, brief).await?;
         let approver = self.approver(ctx);
-        self.orchestration(ctx, model, &run.tools, &approver)
-            .asking(run.keeper.as_ref(), run.approvals, &approver)
-            .run_as(run.brief)
+        self.orchestration(ctx, model, &tools, &approver)
+            .asking(keeper.as_deref(), approvals, &approver)
+            .run_as(brief)
             .await
     }
 

@@ -19,12 +19,11 @@ impl Orchestrator {
     /// added by [`Self::with`], loaded and selected.
     pub async fn toolbox(&self, ctx: &Context) -> Result<ToolUnion, RunError> {
         // Selected before loading too: a tool left out need not have a name a model can carry.
-        let selection = self.selection.clone();
-        let mut own = ctx
-            .tools()
-            .toolbox()
-            .with_max_depth(self.depth.get())
-            .filter(move |tool| selection.admits(&tool.name));
+        let mut own = ctx.tools().toolbox().with_max_depth(self.depth.get());
+        if !self.selection.is_all() {
+            let selection = self.selection.clone();
+            own = own.filter(move |tool| selection.admits(&tool.name));
+        }
         if self.recurse {
             own = own.with_caller();
         }
@@ -33,7 +32,7 @@ impl Orchestrator {
             .await
             .map_err(|error| RunError::Toolbox(error.to_string()))?;
         let union = self.with.iter().cloned().fold(
-            ToolUnion::new()
+            ToolUnion::with_parts(1 + self.with.len())
                 .with_own(own)
                 .call_timeout(self.call_timeout),
             ToolUnion::add,
@@ -48,8 +47,12 @@ impl Orchestrator {
         ctx: &Context,
         brief: impl IntoBrief,
     ) -> Result<Prepared, RunError> {
-        let keeper = self.keeper(ctx).await?;
-        let brief = self.brief(ctx, brief, keeper.as_ref()).await?;
+        // Boxed, and only for a run that asks: a keeper is a kilobyte every run would carry.
+        let keeper = match self.approvals.is_none() {
+            true => None,
+            false => Box::pin(self.keeper(ctx)).await?.map(Box::new),
+        };
+        let brief = self.brief(ctx, brief, keeper.as_deref()).await?;
         let tools = self.toolbox(ctx).await?;
         let approvals = self.annotated(ctx).await;
         Ok(Prepared {
@@ -73,7 +76,11 @@ impl Orchestrator {
             return Ok(svir::Request::new(""));
         }
         let brief = brief.into_brief().map_err(RunError::Brief)?;
-        self.briefing.open(ctx, brief).await
+        if self.briefing.is_empty() {
+            return Ok(brief);
+        }
+        // Boxed: reading prompts and resources is a large future, which every run would carry.
+        Box::pin(self.briefing.open(ctx, brief)).await
     }
 
     /// The keeper of a run that asks for approvals: a new run, or the paused one this round
@@ -144,7 +151,7 @@ impl Orchestrator {
 
 /// What a run of an [`Orchestrator`] takes from its tool call.
 pub(super) struct Prepared {
-    pub(super) keeper: Option<Keeper>,
+    pub(super) keeper: Option<Box<Keeper>>,
     pub(super) brief: svir::Request,
     pub(super) tools: ToolUnion,
     pub(super) approvals: Approvals,

@@ -125,6 +125,11 @@ impl ToolSelection {
         self
     }
 
+    /// Whether every tool is offered.
+    pub(crate) fn is_all(&self) -> bool {
+        self.only.is_empty() && self.except.is_empty()
+    }
+
     /// Whether the tool `name` is offered.
     pub fn admits(&self, name: &str) -> bool {
         let wanted = self.only.is_empty() || self.only.iter().any(|p| p.matches(name));

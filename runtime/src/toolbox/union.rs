@@ -176,6 +176,14 @@ impl ToolUnion {
         }
     }
 
+    /// [`Self::new`], with room for `parts` toolboxes.
+    pub(crate) fn with_parts(parts: usize) -> Self {
+        Self {
+            parts: Vec::with_capacity(parts),
+            ..Self::new()
+        }
+    }
+
     /// Adds `toolbox`, called `name` in errors, its calls bounded by the call timeout.
     pub fn with<T>(self, name: impl Into<String>, toolbox: Arc<T>) -> Self
     where
