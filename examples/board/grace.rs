@@ -15,7 +15,7 @@ const STOPPED_ANSWERS: Duration = Duration::from_secs(5);
 
 /// How long the callers have to close their connections once the front stops listening: longer
 /// than the idle timeout of a load balancer's kept-alive connections (nginx's upstream
-/// `keepalive_timeout`, 4 s in the configuration the README gives).
+/// `keepalive_timeout`, 4 s in the configuration docs/replicas.md gives).
 const LINGER: Duration = Duration::from_secs(5);
 
 /// How often the drain looks whether it is done.
