@@ -2,7 +2,7 @@
 //!
 //! Ignored by a plain `cargo test`, since it needs that server; `scripts/test` starts it and runs
 //! this test with its base URL, as one can by hand:
-//! `LADOGA_REAL_MODEL_URL=$(scripts/model-server start 18234) cargo test -p ladoga-examples
+//! `LADOGA_REAL_MODEL_URL=$(scripts/model-server start 18234) cargo test -p ladoga-tests
 //! --test real_model -- --ignored`.
 
 mod common;

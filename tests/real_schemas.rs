@@ -4,7 +4,7 @@
 //!
 //! Ignored by a plain `cargo test`, since it needs that server; `scripts/test` runs it beside
 //! `real_model`, as one can by hand:
-//! `LADOGA_REAL_MODEL_URL=$(scripts/model-server start 18234) cargo test -p ladoga-examples
+//! `LADOGA_REAL_MODEL_URL=$(scripts/model-server start 18234) cargo test -p ladoga-tests
 //! --test real_schemas -- --ignored`, then `scripts/model-server stop 18234`.
 
 use std::collections::{BTreeMap, HashMap};
