@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr};
 
-use crate::args::{Approve, Args, Piece, UriTemplate};
+use crate::args::{Approve, Args, Piece, SessionArg, UriTemplate};
 use crate::errors::Errors;
 use crate::paths::private;
 use crate::signature::{Param, Signature};
@@ -54,6 +54,10 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
         .filter(|param| param.is_context)
         .map(|Param { ident, .. }| quote! { let #ident = ::core::clone::Clone::clone(&__ladoga_ctx); });
     let names = signature.params.iter().map(|param| &param.ident);
+    // `session = true`: the id of the conversation to go on with, the tool's own parameter.
+    let session_param = matches!(args.session, Some(SessionArg::ById(_))).then(|| {
+        quote! { session: ::core::option::Option<::std::string::String> }
+    });
 
     let descr = args
         .descr
@@ -64,6 +68,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
                 .as_ref()
                 .map(|doc| LitStr::new(doc, Span::call_site()))
         })
+        .map(|descr| session_descr(descr, args))
         .map(|descr| quote! { descr = #descr, });
     let neva = &args.neva;
 
@@ -151,11 +156,26 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
         #vis async fn #name(
             __ladoga_ctx: #private::Context,
             __ladoga_meta: #private::Meta<#private::RequestParamsMeta>,
-            #(#params),*
+            #(#params,)*
+            #session_param
         ) -> #returns {
             #inner
             #body
         }
+    }
+}
+
+/// The tool's description, telling a model of a tool that keeps sessions by id how to go on.
+fn session_descr(descr: LitStr, args: &Args) -> LitStr {
+    match args.session {
+        Some(SessionArg::ById(_)) => LitStr::new(
+            &format!(
+                "{} To go on with an earlier conversation, pass the `session` its result gave.",
+                descr.value().trim_end()
+            ),
+            descr.span(),
+        ),
+        _ => descr,
     }
 }
 
@@ -222,10 +242,28 @@ fn settings(args: &Args) -> TokenStream {
     if args.recurse {
         calls.extend(quote! { .recurse(true) });
     }
+    if args.ask {
+        calls.extend(quote! { .ask(true) });
+    }
     if let Some(timeout) = &args.call_timeout {
         let millis = timeout.millis;
         calls.extend(quote_spanned! { timeout.span =>
             .call_timeout(#private::Duration::from_millis(#millis))
+        });
+    }
+    match &args.session {
+        Some(SessionArg::ById(span)) => calls.extend(quote_spanned! { *span =>
+            .session(#private::Session::ById).continuing(session)
+        }),
+        Some(SessionArg::PerCaller(span)) => calls.extend(quote_spanned! { *span =>
+            .session(#private::Session::PerCaller)
+        }),
+        None => {}
+    }
+    if let Some(ttl) = &args.session_ttl {
+        let millis = ttl.millis;
+        calls.extend(quote_spanned! { ttl.span =>
+            .session_ttl(#private::Duration::from_millis(#millis))
         });
     }
     if let Some(interval) = &args.stream {

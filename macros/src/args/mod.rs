@@ -22,7 +22,7 @@ use table::{Spec, Take};
 pub(crate) use patterns::Approve;
 pub(crate) use time::Timeout;
 pub(crate) use uri::{Piece, UriTemplate};
-pub(crate) use values::Bound;
+pub(crate) use values::{Bound, SessionArg};
 
 mod patterns;
 mod table;
@@ -44,6 +44,8 @@ pub(crate) struct Args {
     pub(crate) turns: Option<Bound>,
     pub(crate) depth: Option<Bound>,
     pub(crate) recurse: bool,
+    /// Offers the model `ask_caller`, to put a question to the caller's person.
+    pub(crate) ask: bool,
     pub(crate) tools: Vec<LitStr>,
     pub(crate) exclude: Vec<LitStr>,
     pub(crate) on_limit: Option<Ident>,
@@ -62,6 +64,10 @@ pub(crate) struct Args {
     pub(crate) with: Vec<Type>,
     /// The calls the caller must approve.
     pub(crate) approve: Option<Approve>,
+    /// Which conversation a call goes on with, if the tool keeps them.
+    pub(crate) session: Option<SessionArg>,
+    /// How long a session is kept after its last call.
+    pub(crate) session_ttl: Option<Timeout>,
     /// Arguments handed to neva's `#[tool]` as they were written: `title`, `roles`, ...
     pub(crate) neva: Vec<TokenStream>,
 }

@@ -7,7 +7,7 @@ use super::Args;
 use super::patterns::{approve, patterns};
 use super::time::{stream, timeout};
 use super::uri::{prompt, uris};
-use super::values::{bound, count, list, policy, repeat, string, strings};
+use super::values::{bound, count, list, policy, repeat, session, string, strings};
 use crate::errors::Errors;
 
 /// One argument `#[orchestrator]` takes.
@@ -76,6 +76,11 @@ pub(super) const ARGS: &[Spec] = &[
         name: "recurse",
         example: "`recurse` or `recurse = false`",
         take: Take::Flag(|args, on| args.recurse = on),
+    },
+    Spec {
+        name: "ask",
+        example: "`ask` or `ask = false`",
+        take: Take::Flag(|args, on| args.ask = on),
     },
     Spec {
         name: "tools",
@@ -148,6 +153,18 @@ pub(super) const ARGS: &[Spec] = &[
         name: "approve",
         example: "`approve = [\"clear_*\"]`, or every tool that may destroy: `approve = destructive`",
         take: Take::Value(|args, value, spec, errors| args.approve = approve(value, spec, errors)),
+    },
+    Spec {
+        name: "session",
+        example: "`session = true`, or one conversation per caller: `session = caller`",
+        take: Take::Value(|args, value, spec, errors| args.session = session(value, spec, errors)),
+    },
+    Spec {
+        name: "session_ttl",
+        example: "`session_ttl = \"1h\"`",
+        take: Take::Value(|args, value, spec, errors| {
+            args.session_ttl = timeout(value, spec, errors)
+        }),
     },
     Spec {
         name: "roles",

@@ -158,6 +158,17 @@ fn a_flag_takes_true_or_false() {
 }
 
 #[test]
+fn ask_is_a_flag() {
+    assert!(parse(quote! { ask }).0.ask);
+    assert!(!parse(quote! { ask = false }).0.ask);
+    let errors = parse(quote! { ask = 3 }).1.expect("errors");
+    assert!(
+        errors.contains("expected `true` or `false`: `ask` or `ask = false`"),
+        "{errors}"
+    );
+}
+
+#[test]
 fn an_argument_without_its_value_says_how_it_is_written() {
     for (attr, message) in [
         (quote! { turns }, "`turns` needs a value: `turns = 8`"),

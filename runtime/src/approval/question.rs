@@ -164,7 +164,7 @@ where
 
 /// The hex SHA-256 of the run, the turn, the tool name and the canonical JSON arguments, each
 /// length-prefixed so no two different calls write the same bytes.
-fn digest(run: &str, turn: usize, call: &ToolCall) -> String {
+pub(super) fn digest(run: &str, turn: usize, call: &ToolCall) -> String {
     let arguments = arguments::canonical(&call.arguments);
     let mut hash = Sha256::new();
     for part in [run, &turn.to_string(), &call.name, &arguments] {

@@ -8,6 +8,7 @@ use neva::types::{CallToolResponse, Content};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::approval::Inquired;
 use crate::error::RunError;
 use crate::outcome::{Outcome, Stop};
 
@@ -19,7 +20,11 @@ use crate::outcome::{Outcome, Stop};
 /// ([`Outcome::first_token`]), absent for a model that does not stream; `approvals` lists each
 /// call put to the caller, `{"tool": "clear_board", "arguments": {}, "decision": "approved"}`,
 /// with `decision` one of `approved`, `declined`, `cancelled` and `unavailable`
-/// ([`Outcome::approvals`]), absent when none was.
+/// ([`Outcome::approvals`]), absent when none was; `questions` lists each question the model
+/// put to the caller's person with `ask_caller`, `{"question": "Which day?", "choices": ["Thu",
+/// "Fri"], "reply": "answered", "answer": "Thu"}`, with `reply` one of `answered`, `declined`,
+/// `cancelled` and `unavailable`, `choices` absent for a free answer and `answer` for no answer
+/// ([`Outcome::inquiries`]), absent when none was.
 pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
 
 impl Outcome {
@@ -55,8 +60,23 @@ impl Outcome {
                 })
                 .collect();
         }
+        if !self.inquiries.is_empty() {
+            report["questions"] = self.inquiries.iter().map(asked).collect();
+        }
         report
     }
+}
+
+/// One question the model asked, as the report lists it.
+fn asked(inquired: &Inquired) -> Value {
+    let mut asked = json!({"question": inquired.question, "reply": inquired.reply.name()});
+    if !inquired.choices.is_empty() {
+        asked["choices"] = json!(inquired.choices);
+    }
+    if let Some(answer) = inquired.reply.answer() {
+        asked["answer"] = json!(answer);
+    }
+    asked
 }
 
 impl RunError {

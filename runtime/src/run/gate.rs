@@ -1,9 +1,13 @@
 //! The gate a turn's calls pass before any runs: each call the approvals name is put to the
-//! approver, all in one round, and a call not approved gets a refusal instead of running.
+//! approver, and each `ask_caller` question to the respondent, all in one round; a call not
+//! approved gets a refusal instead of running, and a question its reply.
 
 use svir::{Completion, ToolResult};
 
-use crate::approval::{Approval, Approvals, Approver, Asked, Decision, Question};
+use crate::approval::{
+    ASK_CALLER, Approval, Approvals, Approver, Asked, Decision, Inquired, Inquiry, Question,
+    Replied, Respondent,
+};
 use crate::observe::metrics;
 
 /// Which calls need a person's approval, and who is asked. [`Gate::none`] asks nothing and
@@ -11,14 +15,18 @@ use crate::observe::metrics;
 pub(crate) struct Gate<'a> {
     approvals: Approvals,
     approver: Option<&'a dyn Approver>,
+    /// Who replies to the model's `ask_caller` questions, when it is offered the tool.
+    respondent: Option<&'a dyn Respondent>,
 }
 
 /// What the gate made of a turn's calls.
 pub(crate) enum Screen {
-    /// Every question answered now: the answers, and a refusal for each call not approved.
+    /// Every question answered now: the answers, and a result standing for each call that
+    /// does not run: a refusal for each call not approved, a reply for each question.
     Decided {
         approvals: Vec<Approval>,
         refusals: Vec<ToolResult>,
+        inquiries: Vec<Inquired>,
     },
     /// A question answered in a later round: the error that pauses the run until then.
     Later(neva::error::Error),
@@ -30,51 +38,83 @@ impl<'a> Gate<'a> {
         Self {
             approvals: Approvals::none(),
             approver: None,
+            respondent: None,
         }
     }
 
-    /// A gate asking `approver` about each call `approvals` names.
-    pub(crate) fn new(approvals: Approvals, approver: &'a dyn Approver) -> Self {
-        Self {
-            approvals,
-            approver: Some(approver),
-        }
+    /// Asks `approver` about each call `approvals` names.
+    pub(crate) fn approve(&mut self, approvals: Approvals, approver: &'a dyn Approver) {
+        self.approvals = approvals;
+        self.approver = Some(approver);
     }
 
-    /// Whether no call needs approval.
+    /// Puts the model's `ask_caller` questions to `respondent`.
+    pub(crate) fn reply(&mut self, respondent: &'a dyn Respondent) {
+        self.respondent = Some(respondent);
+    }
+
+    /// Whether the model is offered `ask_caller`.
+    pub(crate) fn asks_caller(&self) -> bool {
+        self.respondent.is_some()
+    }
+
+    /// Whether no call needs approval and the model asks nothing.
     pub(crate) fn is_none(&self) -> bool {
-        self.approvals.is_none()
+        self.approvals.is_none() && self.respondent.is_none()
+    }
+
+    /// Whether `call` is a question of the model's, put to the respondent, never approved.
+    fn inquires(&self, call: &svir::ToolCall) -> bool {
+        self.respondent.is_some() && call.name == ASK_CALLER
+    }
+
+    /// Whether `call` needs approval.
+    fn needs(&self, call: &svir::ToolCall) -> bool {
+        !self.inquires(call) && self.approvals.needs(&call.name)
     }
 
     /// Whether `done` has a call to ask about whose answer comes in a later round.
     pub(crate) fn asks_later(&self, done: &Completion) -> bool {
-        let Some(approver) = self.approver else {
-            return false;
-        };
-        let asks = done
-            .calls
-            .iter()
-            .any(|call| self.approvals.needs(&call.name));
-        asks && approver.answers_later()
+        let approves = self
+            .approver
+            .is_some_and(|approver| approver.answers_later())
+            && done.calls.iter().any(|call| self.needs(call));
+        let inquires = self
+            .respondent
+            .is_some_and(|respondent| respondent.replies_later())
+            && done.calls.iter().any(|call| self.inquires(call));
+        approves || inquires
     }
 
     /// Asks about each call of `done` that needs approval, all in one round, for the run `run`
     /// at turn `turn`.
     pub(crate) async fn screen(&self, run: &str, turn: usize, done: &Completion) -> Screen {
-        let (mut approvals, mut refusals) = (Vec::new(), Vec::new());
-        if self.approvals.is_none() {
+        let (mut approvals, mut refusals, mut inquiries) = (Vec::new(), Vec::new(), Vec::new());
+        if self.is_none() {
             return Screen::Decided {
                 approvals,
                 refusals,
+                inquiries,
             };
         }
         let mut later = None;
         let mut decided = Vec::new();
-        for call in done
-            .calls
-            .iter()
-            .filter(|call| self.approvals.needs(&call.name))
-        {
+        let mut replied = Vec::new();
+        for call in done.calls.iter().filter(|call| self.inquires(call)) {
+            let inquiry = match Inquiry::new(run, turn, call) {
+                Ok(inquiry) => inquiry,
+                Err(refusal) => {
+                    refusals.push(refusal);
+                    continue;
+                }
+            };
+            let respondent = self.respondent.expect("a call inquires with a respondent");
+            match respondent.reply(&inquiry).await {
+                Replied::Now(reply) => replied.push((call, inquiry, reply)),
+                Replied::Later(error) => later = later.or(Some(error)),
+            }
+        }
+        for call in done.calls.iter().filter(|call| self.needs(call)) {
             let question = Question::new(run, turn, call, &done.text);
             let asked = match self.approver {
                 Some(approver) => approver.ask(&question).await,
@@ -89,6 +129,11 @@ impl<'a> Gate<'a> {
         if let Some(later) = later {
             return Screen::Later(later);
         }
+        for (call, inquiry, reply) in replied {
+            tracing::info!(target: "ladoga", reply = reply.name(), "the caller's person replied");
+            refusals.push(reply.result(call));
+            inquiries.push(Inquired::new(inquiry, reply));
+        }
         for (call, decision) in decided {
             tracing::info!(target: "ladoga", tool = %call.name, decision = decision.name(), "approval");
             metrics::approval(decision.name());
@@ -98,6 +143,7 @@ impl<'a> Gate<'a> {
         Screen::Decided {
             approvals,
             refusals,
+            inquiries,
         }
     }
 }

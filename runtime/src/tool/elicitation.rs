@@ -1,4 +1,5 @@
-//! Asking the MCP caller of a tool handler to approve a call, through elicitation.
+//! Asking the MCP caller of a tool handler to approve a call, or to answer the model's
+//! question (`ask_caller`), through elicitation.
 //!
 //! Under MCP 2026-07-28 a question is part of the tool call itself: the call answers
 //! `input_required` with the question and a sealed `requestState`, and the caller calls again
@@ -13,7 +14,10 @@ use std::sync::Arc;
 use neva::Context;
 use neva::types::elicitation::{ElicitRequestParams, ElicitResult, ElicitationAction};
 
-use crate::approval::{Approver, AskFuture, Asked, Decision, Question};
+use crate::approval::{
+    Approver, AskFuture, Asked, Decision, Inquiry, Question, Replied, Reply, ReplyFuture,
+    Respondent,
+};
 use crate::observe::TaskLine;
 
 /// The caller of `ctx`'s request, asked through elicitation.
@@ -37,6 +41,54 @@ impl<'a> Elicitation<'a> {
         }
         let _ = task;
         Self { ctx, task: None }
+    }
+
+    /// Whether the caller of `ctx`'s request can answer a form: under MCP 2026-07-28, its
+    /// request declares elicitation in form mode (or in no mode in particular). Under
+    /// `legacy-spec` neva keeps no client capabilities, so it counts as able, and asking tells.
+    pub(crate) fn can_answer_forms(ctx: &Context) -> bool {
+        #[cfg(not(feature = "legacy-spec"))]
+        {
+            let params: ElicitRequestParams = ElicitRequestParams::form(String::new()).into();
+            ctx.client_capabilities()
+                .elicitation
+                .is_some_and(|modes| modes.allows(&params))
+        }
+        #[cfg(feature = "legacy-spec")]
+        {
+            let _ = ctx;
+            true
+        }
+    }
+
+    /// The caller's answer to the form `params`, filed under `key`: now, in a later round
+    /// (the error that pauses the run), or none when it cannot be asked.
+    async fn put(
+        &self,
+        key: &str,
+        params: ElicitRequestParams,
+    ) -> Result<Option<ElicitResult>, neva::error::Error> {
+        #[cfg(not(feature = "legacy-spec"))]
+        let asked = {
+            if !Self::can_answer_forms(self.ctx) {
+                return Ok(None);
+            }
+            self.elicit(key, params).await
+        };
+        #[cfg(feature = "legacy-spec")]
+        let asked = {
+            let _ = key;
+            self.ctx.elicit(params).await
+        };
+        match asked {
+            Ok(answer) => Ok(Some(answer)),
+            #[cfg(not(feature = "legacy-spec"))]
+            Err(error) if error.code() == neva::error::ErrorCode::InputRequired => Err(error),
+            Err(error) => {
+                tracing::warn!(target: "ladoga", %error, "the caller could not be asked");
+                Ok(None)
+            }
+        }
     }
 
     /// The line of the MCP task the run is, if it is one followed.
@@ -105,6 +157,24 @@ impl Approver for Elicitation<'_> {
                     tracing::warn!(target: "ladoga", tool = %question.tool, %error, "the caller could not be asked to approve a call");
                     Asked::Answered(Decision::Unavailable)
                 }
+            }
+        })
+    }
+}
+
+impl Respondent for Elicitation<'_> {
+    #[cfg(not(feature = "legacy-spec"))]
+    fn replies_later(&self) -> bool {
+        // As for approvals: a round asks later, a task and a legacy caller in place.
+        !self.ctx.is_task() && Self::can_answer_forms(self.ctx)
+    }
+
+    fn reply<'a>(&'a self, inquiry: &'a Inquiry) -> ReplyFuture<'a> {
+        Box::pin(async move {
+            match self.put(&inquiry.key, inquiry.form()).await {
+                Ok(Some(answer)) => Replied::Now(inquiry.reply(&answer)),
+                Ok(None) => Replied::Now(Reply::Unavailable),
+                Err(later) => Replied::Later(later),
             }
         })
     }
