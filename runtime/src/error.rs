@@ -115,6 +115,34 @@ pub enum RunError {
     /// A paused run could not be kept or read back.
     #[error("the paused run could not be kept: {0}")]
     Store(String),
+    /// The session the call names is not one this caller may continue: it expired, was never
+    /// started, or is another caller's. The words are the same for each, so a caller learns
+    /// nothing of a session that is not theirs.
+    #[error(
+        "this caller has no session with that id: it expired, or it was never started by this \
+         caller; call without `session` to start a new conversation"
+    )]
+    SessionUnknown,
+    /// Another call on the same session did not end within `waited`: one call at a time goes
+    /// on with a session.
+    #[error(
+        "the session is busy with another call, which did not end within {waited:?}; call again \
+         once it has answered"
+    )]
+    SessionBusy {
+        /// How long the call waited.
+        waited: std::time::Duration,
+    },
+    /// The session could not be read or kept: its store did not answer. Nothing ran.
+    #[error("the session could not be read or kept: its store did not answer; call again")]
+    SessionStore,
+    /// A tool that keeps one conversation per caller was called by no caller it can tell: no
+    /// token with a subject, and no MCP session.
+    #[error(
+        "this tool keeps one conversation per caller, and this call has none it can tell (no \
+         access token with a subject, no MCP session)"
+    )]
+    NoCaller,
     /// The final answer of a typed run did not parse as its output type, after `requests`
     /// requests asking for it as JSON.
     #[error(

@@ -178,6 +178,29 @@ impl RunStore for RedisStore {
     fn is_local(&self) -> bool {
         false
     }
+
+    fn claim<'a>(&'a self, id: &'a str, value: Vec<u8>, ttl: Duration) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let key = self.key("run", id);
+            // Set only where nothing is: one command, so two replicas cannot both claim it.
+            let mut set = redis::cmd("SET");
+            set.arg(&key).arg(&value).arg("NX").arg("PX").arg(millis);
+            if self.query::<Option<String>>(&set).await?.is_some() {
+                return Ok(true);
+            }
+            // Held: by this claimant (a later round of its run), whose claim is renewed.
+            let mut get = redis::cmd("GET");
+            get.arg(&key);
+            if self.query::<Option<Vec<u8>>>(&get).await?.as_deref() != Some(&value[..]) {
+                return Ok(false);
+            }
+            let mut renew = redis::cmd("PEXPIRE");
+            renew.arg(&key).arg(millis);
+            self.query::<()>(&renew).await?;
+            Ok(true)
+        })
+    }
 }
 
 #[cfg(not(feature = "legacy-spec"))]

@@ -52,11 +52,38 @@ pub trait RunStore: Send + Sync {
     }
 
     /// How many runs it keeps in this process, when it knows: a server that stops waits for
-    /// them to be answered within its grace period.
+    /// them to be answered within its grace period. Conversations kept for sessions
+    /// ([`SESSION_PREFIX`]) are not runs and are not counted.
     fn held_here(&self) -> Option<usize> {
         None
     }
+
+    /// Puts `value` under `id` for `ttl` unless another value is there, and answers whether
+    /// `value` is there now (put now, or already there: its time to live is then renewed). A
+    /// session's lock: one writer at a time.
+    ///
+    /// The default takes and puts, which is not atomic: two replicas may both claim one `id`.
+    /// A store shared by replicas overrides it with one atomic command, as
+    /// [`MemoryRuns`] and `RedisStore` do.
+    fn claim<'a>(&'a self, id: &'a str, value: Vec<u8>, ttl: Duration) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            match self.take(id).await? {
+                Some(there) if there != value => {
+                    self.put(id, there, ttl).await?;
+                    Ok(false)
+                }
+                _ => {
+                    self.put(id, value, ttl).await?;
+                    Ok(true)
+                }
+            }
+        })
+    }
 }
+
+/// The start of every key a session keeps under in a [`RunStore`]: its conversation and its
+/// lock, apart from the paused runs.
+pub const SESSION_PREFIX: &str = "session/";
 
 /// The [`RunStore`] an [`Orchestrator`](crate::Orchestrator) uses, as a server registers it in
 /// neva's DI (`App::add_singleton(Runs::new(store))`); without one, the process's
@@ -183,10 +210,22 @@ impl RunStore for MemoryRuns {
         let now = Instant::now();
         Some(
             self.runs()
-                .values()
-                .filter(|(expires, _)| *expires > now)
+                .iter()
+                .filter(|(id, (expires, _))| *expires > now && !id.starts_with(SESSION_PREFIX))
                 .count(),
         )
+    }
+
+    fn claim<'a>(&'a self, id: &'a str, value: Vec<u8>, ttl: Duration) -> StoreFuture<'a, bool> {
+        let now = Instant::now();
+        let mut runs = self.runs();
+        let held = runs
+            .get(id)
+            .is_some_and(|(expires, there)| *expires > now && *there != value);
+        if !held {
+            runs.insert(id.to_owned(), (now + ttl, value));
+        }
+        Box::pin(std::future::ready(Ok(!held)))
     }
 }
 

@@ -1,0 +1,228 @@
+//! One call's hold on its session: the lock that makes it the session's one writer, the
+//! conversation it goes on from, and the one it leaves.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use svir::Message;
+
+use crate::error::RunError;
+use crate::observe::metrics;
+use crate::session::kept::Kept;
+use crate::session::{Session, principal};
+use crate::store::{PAUSED_RUN_TTL, Runs, SESSION_PREFIX, new_id};
+
+/// How often a call waiting for its session's lock tries again.
+const RETRY: Duration = Duration::from_millis(50);
+
+/// How long a lock outlives a run with no time bound, should its replica die holding it.
+const UNBOUNDED_RUN_LOCK: Duration = Duration::from_secs(15 * 60);
+
+/// What a call asks of its session.
+pub(crate) struct Asked<'a> {
+    /// Which conversation.
+    pub(crate) session: Session,
+    /// The id the call passed (`Session::ById`).
+    pub(crate) id: Option<&'a str>,
+    /// The orchestrating tool: sessions of two tools keep apart.
+    pub(crate) agent: &'a str,
+    /// Who holds the lock: the run's id, the same in each round of a paused run.
+    pub(crate) holder: &'a str,
+    /// Whether the call goes on from a paused run, which holds the lock and its conversation.
+    pub(crate) resuming: bool,
+    /// How long the session is kept after the call.
+    pub(crate) ttl: Duration,
+    /// How long the call waits for another call on the session.
+    pub(crate) wait: Duration,
+    /// The run's time bound, which its lock outlives.
+    pub(crate) run_timeout: Option<Duration>,
+}
+
+/// A call's hold on its session, from its start to [`Lease::close`].
+pub(crate) struct Lease {
+    runs: Runs,
+    /// The id the caller passes to go on, when it passes one.
+    id: Option<String>,
+    key: String,
+    holder: Vec<u8>,
+    principal: Option<String>,
+    ttl: Duration,
+    /// The earlier conversation, until the run takes it.
+    history: Mutex<Option<Vec<Message>>>,
+    /// The conversation the run leaves, once it ended well.
+    left: Mutex<Option<Vec<Message>>>,
+}
+
+impl Lease {
+    /// The session `asked` names for `ctx`'s caller, locked for this call, with its
+    /// conversation; a new one if it names none.
+    pub(crate) async fn open(
+        ctx: &neva::Context,
+        runs: Runs,
+        asked: Asked<'_>,
+    ) -> Result<Self, RunError> {
+        let principal = principal::of(ctx);
+        let (id, continuing) = match (asked.session, asked.id) {
+            (Session::PerCaller, _) => {
+                let Some(principal) = &principal else {
+                    return Err(RunError::NoCaller);
+                };
+                (principal::key(principal), true)
+            }
+            (Session::ById, Some(id)) => (id.to_owned(), true),
+            (Session::ById, None) => (new_id(), false),
+        };
+        let lease = Self {
+            runs,
+            key: format!("{SESSION_PREFIX}{}/{id}", asked.agent),
+            id: (asked.session == Session::ById).then_some(id),
+            holder: asked.holder.as_bytes().to_vec(),
+            principal,
+            ttl: asked.ttl,
+            history: Mutex::new(None),
+            left: Mutex::new(None),
+        };
+        let run_lock = asked.run_timeout.unwrap_or(UNBOUNDED_RUN_LOCK) + asked.wait;
+        lease.lock(asked.wait, run_lock).await?;
+        if continuing && !asked.resuming {
+            match lease.load().await {
+                Ok(history) => *lease.history.lock().expect("not poisoned") = Some(history),
+                Err(error) => {
+                    lease.unlock().await;
+                    return Err(error);
+                }
+            }
+        }
+        Ok(lease)
+    }
+
+    /// The id a caller passes to go on, for a session it names by id.
+    pub(crate) fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    /// The earlier conversation, once: the run goes on from it.
+    pub(crate) fn history(&self) -> Vec<Message> {
+        self.history.lock().expect("not poisoned").take().unwrap_or_default()
+    }
+
+    /// Notes the conversation the run leaves, kept when the call ends.
+    pub(crate) fn leave(&self, messages: &[Message]) {
+        *self.left.lock().expect("not poisoned") = Some(messages.to_vec());
+    }
+
+    /// Ends the call's hold: the conversation it left is kept for the session's time to live,
+    /// and the lock let go. A run that failed left none, and the session stays as it was; a run
+    /// paused for its caller's answer keeps the lock for its next round.
+    pub(crate) async fn close(&self, paused: bool) -> Result<(), RunError> {
+        if paused {
+            // The lock outlives the paused run, which is kept as long.
+            let renewed = self.claim(PAUSED_RUN_TTL + RETRY).await;
+            return renewed.map(drop);
+        }
+        let left = self.left.lock().expect("not poisoned").take();
+        let kept = match left {
+            Some(messages) => self.keep(messages).await,
+            None => Ok(()),
+        };
+        self.unlock().await;
+        kept
+    }
+
+    /// Takes the lock, waiting up to `wait` for another call to let it go; held for `ttl`.
+    async fn lock(&self, wait: Duration, ttl: Duration) -> Result<(), RunError> {
+        let until = Instant::now() + wait;
+        while !self.claim(ttl).await? {
+            if Instant::now() >= until {
+                tracing::info!(target: "ladoga", "a call is refused: its session is busy with another");
+                return Err(RunError::SessionBusy { waited: wait });
+            }
+            tokio::time::sleep(RETRY).await;
+        }
+        Ok(())
+    }
+
+    /// Claims the lock for `ttl`: whether this call holds it now.
+    async fn claim(&self, ttl: Duration) -> Result<bool, RunError> {
+        let store = self.runs.store();
+        store
+            .claim(&self.lock_key(), self.holder.clone(), ttl)
+            .await
+            .map_err(|error| {
+                metrics::store_failed("claim");
+                tracing::warn!(target: "ladoga", %error, "the session's lock could not be taken");
+                RunError::SessionStore
+            })
+    }
+
+    /// Lets the lock go, if this call still holds it.
+    async fn unlock(&self) {
+        let store = self.runs.store();
+        let key = self.lock_key();
+        match store.take(&key).await {
+            // Lapsed, and taken by another call since: it stays theirs.
+            Ok(Some(there)) if there != self.holder => {
+                let _ = store.put(&key, there, RETRY * 20).await;
+            }
+            Ok(_) => {}
+            Err(error) => {
+                metrics::store_failed("take");
+                tracing::warn!(target: "ladoga", %error, "the session's lock could not be let go: it lapses by itself");
+            }
+        }
+    }
+
+    /// The session's conversation, if it is there and this caller's; put back at once, so a
+    /// replica that dies in the run loses nothing of it.
+    async fn load(&self) -> Result<Vec<Message>, RunError> {
+        let store = self.runs.store();
+        let sealed = store.take(&self.key).await.map_err(|error| {
+            metrics::store_failed("take");
+            tracing::warn!(target: "ladoga", %error, "the session could not be read");
+            RunError::SessionStore
+        })?;
+        let Some(sealed) = sealed else {
+            return Err(RunError::SessionUnknown);
+        };
+        let kept = self
+            .runs
+            .seal()
+            .open(&self.key, &sealed)
+            .and_then(|bytes| serde_json::from_slice::<Kept>(&bytes).ok());
+        let Some(kept) = kept else {
+            // Altered, or sealed with another secret: never continued, and left for its owner.
+            tracing::warn!(target: "ladoga", "a session does not verify: refused");
+            let _ = store.put(&self.key, sealed, self.ttl).await;
+            return Err(RunError::SessionUnknown);
+        };
+        let left = kept.left_of(self.ttl);
+        if store.put(&self.key, sealed, left).await.is_err() {
+            metrics::store_failed("put");
+        }
+        if kept.principal != self.principal {
+            tracing::warn!(target: "ladoga", "a call names another caller's session: refused");
+            return Err(RunError::SessionUnknown);
+        }
+        Ok(kept.messages)
+    }
+
+    /// Keeps `messages` as the session's conversation for its time to live.
+    async fn keep(&self, messages: Vec<Message>) -> Result<(), RunError> {
+        let kept = Kept::new(self.principal.clone(), messages);
+        let bytes = serde_json::to_vec(&kept).map_err(|_| RunError::SessionStore)?;
+        let sealed = (self.runs.seal().seal(&self.key, &bytes)).map_err(|_| RunError::SessionStore)?;
+        self.runs
+            .store()
+            .put(&self.key, sealed, self.ttl)
+            .await
+            .map_err(|error| {
+                metrics::store_failed("put");
+                tracing::warn!(target: "ladoga", %error, "the session could not be kept");
+                RunError::SessionStore
+            })
+    }
+
+    fn lock_key(&self) -> String {
+        format!("{}/lock", self.key)
+    }
+}

@@ -1,0 +1,64 @@
+//! Conversations that go on: a call that continues an earlier call's conversation.
+//!
+//! An orchestrator with a session ([`Orchestrator::session`](crate::Orchestrator::session),
+//! `#[orchestrator(session = true)]` or `session = caller`) keeps each call's conversation (the
+//! brief, the model's answers and the tool results) after the call, and a later call goes on
+//! from it: the model is sent the earlier conversation, then the new brief.
+//!
+//! - [`Session::ById`] gives the tool an optional `session` parameter. A call without it starts
+//!   a conversation, and its result names the session's id in a second text block after the
+//!   answer, where the calling model reads it (a model reads content, not `_meta`; the first
+//!   block and `structuredContent` stay as they are without sessions), and in the report under
+//!   `session`. A call that passes it goes on from that conversation.
+//! - [`Session::PerCaller`] keeps one conversation per caller and tool, with no id to pass: the
+//!   caller is the token's issuer and subject (`iss`, `sub`); a caller with no token, the MCP
+//!   session (`Mcp-Session-Id`) if there is one. A call with neither is refused.
+//!
+//! A session is kept in the server's [`Runs`](crate::store::Runs) (in the process by default,
+//! in Redis with `RedisStore`, so any replica continues it), sealed like a paused run and bound
+//! to its key, for [`DEFAULT_SESSION_TTL`] after its last call unless told otherwise. It belongs
+//! to the caller that started it: a session id from another caller is refused with the same
+//! words as one that expired, never saying whether it exists. A session started by a call with
+//! no token is continued by anyone holding its id, as a Codex conversation id is.
+//!
+//! One call at a time writes a session: a second call waits for the first up to
+//! [`DEFAULT_SESSION_WAIT`], then is refused ([`RunError::SessionBusy`](crate::RunError::SessionBusy)).
+//! A call that fails leaves the session as it was; one that pauses for an approval holds it
+//! until its last round ends.
+//!
+//! # Examples
+//! ```no_run
+//! use ladoga::orchestrator;
+//!
+//! /// Plans the week; pass the `session` a result gave to go on with it.
+//! #[orchestrator(session = true, session_ttl = "2h")]
+//! async fn plan_week(focus: String) -> String {
+//!     format!("Plan my week around {focus}.")
+//! }
+//! # fn main() {}
+//! ```
+
+mod kept;
+mod lease;
+mod principal;
+
+use std::time::Duration;
+
+pub(crate) use self::lease::{Asked, Lease};
+
+/// How long a session is kept after its last call, unless told otherwise.
+pub const DEFAULT_SESSION_TTL: Duration = Duration::from_secs(60 * 60);
+
+/// How long a call waits for another call on its session to end before it is refused.
+pub const DEFAULT_SESSION_WAIT: Duration = Duration::from_secs(30);
+
+/// Which conversation a call of an orchestrator goes on with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Session {
+    /// The one whose id the call passes as its `session` argument; a call without one starts
+    /// one (`session = true`).
+    ById,
+    /// The caller's own: one conversation per caller and tool (`session = caller`).
+    PerCaller,
+}

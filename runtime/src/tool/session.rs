@@ -1,0 +1,46 @@
+//! The session of an [`Orchestrator`]'s call: opened before the run, closed after it.
+
+use neva::Context;
+
+use crate::error::RunError;
+use crate::session::{Asked, Lease};
+use crate::store::{Keeper, Runs, new_id};
+use crate::tool::Orchestrator;
+
+impl Orchestrator {
+    /// The session of `ctx`'s call, locked for it, if the tool keeps sessions: the paused run
+    /// `keeper` gives back holds it already.
+    pub(super) async fn lease(
+        &self,
+        ctx: &Context,
+        keeper: Option<&Keeper>,
+    ) -> Result<Option<Box<Lease>>, RunError> {
+        let Some(session) = self.session else {
+            return Ok(None);
+        };
+        let runs = ctx
+            .resolve_shared::<Runs>()
+            .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
+        let holder = keeper.map_or_else(new_id, |keeper| keeper.id().to_owned());
+        let asked = Asked {
+            session,
+            id: self.continuing.as_deref(),
+            agent: self.settings.name.as_deref().unwrap_or("run"),
+            holder: &holder,
+            resuming: keeper.is_some_and(Keeper::resuming),
+            ttl: self.session_ttl,
+            wait: self.session_wait,
+            run_timeout: self.settings.limits.timeout,
+        };
+        Ok(Some(Box::new(Box::pin(Lease::open(ctx, runs, asked)).await?)))
+    }
+}
+
+/// Ends the call's hold on its session once its run ended: the conversation it left kept, the
+/// lock let go, or held for the next round of a run that `paused`. A conversation that cannot
+/// be kept does not take the answer away: it is logged, and the session stays as it was.
+pub(super) async fn close(lease: Box<Lease>, paused: bool) {
+    if let Err(error) = lease.close(paused).await {
+        tracing::warn!(target: "ladoga", %error, "the run's conversation was not kept in its session");
+    }
+}
