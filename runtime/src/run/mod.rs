@@ -10,13 +10,15 @@
 //! - `ask.rs`: one model request;
 //! - `conclude.rs`: the outcome, and the policy at a bound;
 //! - `typed.rs`: a typed answer (`output = T`);
-//! - `drain.rs`: the server's shutdown.
+//! - `drain.rs`: the server's shutdown;
+//! - `search.rs`: tool search, the deferred tools found with `search_tools`.
 
 mod ask;
 mod conclude;
 mod drain;
 mod gate;
 mod orchestration;
+mod search;
 mod settings;
 mod state;
 #[cfg(test)]

@@ -7,7 +7,7 @@ use neva::types::ProgressToken;
 use svir::{Completion, Toolbox};
 use tracing::{Instrument, Span};
 
-use crate::approval::{Approvals, Approver};
+use crate::approval::{Approvals, Approver, Respondent};
 use crate::brief::IntoBrief;
 use crate::error::RunError;
 use crate::limits::Limits;
@@ -15,7 +15,9 @@ use crate::model::CompletionModel;
 use crate::observe::{TaskLine, spans};
 use crate::outcome::{Outcome, Stop};
 use crate::run::{Drain, Gate, Settings};
+use crate::session::Lease;
 use crate::store::Keeper;
+use crate::toolbox::{ToolIndex, ToolPattern};
 use crate::usage::SharedUsage;
 
 /// One run of the loop over any [`Toolbox`] and any [`CompletionModel`], without the macro.
@@ -64,6 +66,12 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     pub(super) drain: Option<Drain>,
     /// The MCP task this run is, told how it goes.
     pub(super) task: Option<Arc<TaskLine>>,
+    /// The deferred tools' index, made at the run's first search.
+    pub(super) index: OnceLock<Box<ToolIndex>>,
+    /// The session the run goes on with, and leaves its conversation to.
+    pub(super) session: Option<&'a Lease>,
+    /// What the run knows of its conversation's size, and what its compactions did.
+    pub(crate) window: crate::context::Window,
 }
 
 /// How the turns ended.
@@ -93,6 +101,9 @@ where
             keeper: None,
             drain: None,
             task: None,
+            index: OnceLock::new(),
+            session: None,
+            window: crate::context::Window::default(),
         }
     }
 
@@ -136,7 +147,49 @@ where
     /// # }
     /// ```
     pub fn approvals(mut self, approvals: Approvals, approver: &'a dyn Approver) -> Self {
-        self.gate = Gate::new(approvals, approver);
+        self.gate.approve(approvals, approver);
+        self
+    }
+
+    /// Offers the model one more tool, `ask_caller(question, choices?)`, whose calls put the
+    /// question to `respondent` instead of running: the reply is the call's result (the answer
+    /// itself, or a line saying the person declined, dismissed it or cannot be asked), and the
+    /// outcome lists each question with its reply ([`Outcome::inquiries`]). A turn's questions
+    /// are asked together with its approvals, before any of its calls runs.
+    ///
+    /// A respondent that replies later ([`Replied::Later`](crate::approval::Replied::Later))
+    /// pauses the run, as an approver does (see [`Self::approvals`]).
+    ///
+    /// # Examples
+    /// ```
+    /// use ladoga::Orchestration;
+    /// use ladoga::approval::{Inquiry, Reply};
+    /// use ladoga::testing::{Reply as Say, ScriptedModel};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let tools = svir::Tools::new();
+    /// let model = ScriptedModel::new([
+    ///     Say::call("ask_caller", json!({"question": "Which day?", "choices": ["Thu", "Fri"]})),
+    ///     Say::text("The release moves to Thursday."),
+    /// ]);
+    /// // A person who always picks the first choice.
+    /// let person = |inquiry: &Inquiry| Reply::Answered(inquiry.choices[0].clone());
+    ///
+    /// let outcome = Orchestration::new(&model, &tools)
+    ///     .ask_caller(&person)
+    ///     .run("Move the release")
+    ///     .await?;
+    /// assert_eq!(outcome.inquiries[0].reply, Reply::Answered("Thu".into()));
+    /// assert_eq!(model.requests()[1].tool_results()[0].1, "Thu");
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// [`Outcome::inquiries`]: crate::Outcome::inquiries
+    pub fn ask_caller(mut self, respondent: &'a dyn Respondent) -> Self {
+        self.gate.reply(respondent);
         self
     }
 
@@ -157,12 +210,75 @@ where
         }
     }
 
+    /// Offers the model `ask_caller`, replied to by `respondent`, when it `asks`.
+    pub(crate) fn replying(self, asks: bool, respondent: &'a dyn Respondent) -> Self {
+        match asks {
+            true => self.ask_caller(respondent),
+            false => self,
+        }
+    }
+
     /// Stops the run when `drain`'s grace period ends ([`Drain::stop_runs`]): its model request
     /// and calls in flight are dropped, and the run fails with [`RunError::Stopped`], naming the
     /// calls that had run. An [`Orchestrator`](crate::Orchestrator) finds the server's `Drain`
     /// in neva's DI.
     pub fn drain(mut self, drain: Drain) -> Self {
         self.drain = Some(drain);
+        self
+    }
+
+    /// Defers the tools that match one of `patterns` (the names of the toolbox's tools, in
+    /// which `*` matches any run of characters): they are not offered up front. The model is
+    /// offered one tool in their place, `search_tools` ([`SEARCH_TOOLS`]), with a `query` and an
+    /// optional `limit` ([`DEFAULT_SEARCH_LIMIT`] unless given, 20 at most). It answers the
+    /// deferred tools that match the query best, ranked by BM25 over their names (split into
+    /// words), descriptions and parameter names, each with its name, description and input
+    /// schema, as JSON text; equal scores are ordered by name. Each tool found is offered from
+    /// the next request on, and stays offered, a paused run's too.
+    ///
+    /// A deferred tool the model calls by name before finding it runs all the same (its name
+    /// is all a call needs, and deferring is about the context, not about what may run), and is
+    /// offered from then on. Searches are never put to the approver, count toward the repeat
+    /// bound like any call, and are not tool calls in the metrics. Adds to the patterns given
+    /// before; with none, or when no tool matches them, nothing changes and `search_tools` is
+    /// not offered. A toolbox tool named `search_tools` is then a [`RunError::Toolbox`] before
+    /// any request.
+    ///
+    /// # Examples
+    /// ```
+    /// use ladoga::testing::{Reply, ScriptedModel};
+    /// use ladoga::{Orchestration, ToolPattern};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let tools = svir::Tools::new()
+    ///     .add_tool(svir::Tool::new("now", "The time"), |_: serde_json::Value| async { "noon" })
+    ///     .add_tool(svir::Tool::new("crm_add_contact", "Adds a contact to the CRM"), |_: serde_json::Value| async {
+    ///         "added"
+    ///     });
+    /// let model = ScriptedModel::new([
+    ///     Reply::call("search_tools", json!({"query": "add a contact"})),
+    ///     Reply::call("crm_add_contact", json!({})),
+    ///     Reply::text("Added."),
+    /// ]);
+    ///
+    /// let outcome = Orchestration::new(&model, &tools)
+    ///     .defer([ToolPattern::new("crm_*")?])
+    ///     .run("Add Ada as a contact")
+    ///     .await?;
+    /// assert_eq!(outcome.text, "Added.");
+    /// let offered = |at: usize| model.requests()[at].tool_names();
+    /// assert_eq!(offered(0), ["now", "search_tools"]);
+    /// assert_eq!(offered(1), ["now", "search_tools", "crm_add_contact"]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// [`SEARCH_TOOLS`]: crate::toolbox::SEARCH_TOOLS
+    /// [`DEFAULT_SEARCH_LIMIT`]: crate::toolbox::DEFAULT_SEARCH_LIMIT
+    pub fn defer(mut self, patterns: impl IntoIterator<Item = ToolPattern>) -> Self {
+        self.settings.defer.add(patterns);
         self
     }
 
@@ -188,6 +304,12 @@ where
         self
     }
 
+    /// Goes on from `session`'s conversation, and leaves it the run's.
+    pub(crate) fn in_session(mut self, session: Option<&'a Lease>) -> Self {
+        self.session = session;
+        self
+    }
+
     /// Tells `task`, the MCP task this run is, each step of the run as its progress.
     pub(crate) fn telling(mut self, task: Option<Arc<TaskLine>>) -> Self {
         self.task = task;
@@ -208,6 +330,59 @@ where
     /// An `interval` under 100 ms counts as 100 ms: never a line per token.
     pub fn stream(mut self, interval: Duration) -> Self {
         self.settings.stream = Some(interval.max(Duration::from_millis(100)));
+        self
+    }
+
+    /// Keeps the conversation within `tokens`: a request is never sent past it. Right before a
+    /// request past it, the conversation is compacted to half of it, in tiers: first the
+    /// oldest tool results are replaced by a one-line note (`[add_task's result, 12,345
+    /// characters, cleared]`), every call and its result's place kept; then, if that is not
+    /// enough, the model (or [`Self::compact_model`]) summarises the oldest turns after the
+    /// brief into one message. Until the next compaction, each request only adds to the one
+    /// before, so a provider's prompt cache keeps serving its prefix. A request the provider
+    /// refuses for its length anyway is compacted and sent once more; refused again, the run
+    /// fails with [`RunError::TooLong`].
+    ///
+    /// The size is the model's own count (its usage) of the last request and answer, and an
+    /// estimate ([`estimate_tokens`](crate::context::estimate_tokens)) of what was added since.
+    /// [`Outcome::compacted`] says how often it compacted and what that removed. See
+    /// [`context`](crate::context) for the details and an example.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::num::NonZeroU64;
+    ///
+    /// use ladoga::Orchestration;
+    /// use ladoga::testing::{Reply, ScriptedModel};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let tools = svir::Tools::new().add_tool(svir::Tool::new("page", "A page"), |_: serde_json::Value| async {
+    ///     "x".repeat(8_000)
+    /// });
+    /// let call = || Reply::call("page", serde_json::json!({}));
+    /// let model = ScriptedModel::new([call(), call(), call(), Reply::text("Read.")]);
+    ///
+    /// let outcome = Orchestration::new(&model, &tools)
+    ///     .context(NonZeroU64::new(4_000).unwrap())
+    ///     .run("Read three pages.")
+    ///     .await?;
+    /// assert!(outcome.compacted.times >= 1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// [`Outcome::compacted`]: crate::Outcome::compacted
+    pub fn context(mut self, tokens: std::num::NonZeroU64) -> Self {
+        self.settings.context = Some(tokens);
+        self
+    }
+
+    /// The model that writes the summaries when the conversation is compacted
+    /// ([`Self::context`]), instead of the run's own: a smaller, cheaper one does. Nothing
+    /// without a context bound. Its tokens count in the run's usage.
+    pub fn compact_model<C: CompletionModel + 'static>(mut self, model: Arc<C>) -> Self {
+        self.settings.compact_model = Some(crate::context::CompactModel::new(model));
         self
     }
 

@@ -5,6 +5,7 @@ use std::time::Duration;
 use neva::types::ProgressToken;
 
 use crate::limits::Limits;
+use crate::toolbox::Deferral;
 
 /// What both [`Orchestration`](crate::Orchestration) and [`Orchestrator`](crate::Orchestrator)
 /// set on a run, held once and handed over as a whole.
@@ -20,4 +21,10 @@ pub(crate) struct Settings {
     pub(crate) progress: Option<ProgressToken>,
     /// Passes the model's text on as it streams, at most this often.
     pub(crate) stream: Option<Duration>,
+    /// The most tokens a request may be: past it the conversation is compacted.
+    pub(crate) context: Option<std::num::NonZeroU64>,
+    /// The model that writes the summaries of compaction, when not the run's own.
+    pub(crate) compact_model: Option<crate::context::CompactModel>,
+    /// The tools not offered up front, found with `search_tools`.
+    pub(crate) defer: Deferral,
 }

@@ -7,13 +7,14 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use svir::{Completion, Request, ToolResult, Toolbox};
 
-use crate::approval::Approval;
+use crate::approval::{self, Approval, Inquired};
 use crate::brief::IntoBrief;
 use crate::error::RunError;
 use crate::limits::repeats::Repeats;
 use crate::model::{AnsweredBy, CompletionModel};
 use crate::observe::Progress;
 use crate::run::Orchestration;
+use crate::session::Lease;
 use crate::store::{self, Keeper, Ran};
 use crate::usage::SharedUsage;
 
@@ -40,6 +41,9 @@ pub(crate) struct Run {
     pub(crate) pending: Option<Completion>,
     /// The approval questions answered.
     pub(crate) approvals: Vec<Approval>,
+    /// The model's questions to the caller, and the replies.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) inquiries: Vec<Inquired>,
     /// The tool a stuck model kept calling.
     #[serde(skip)]
     pub(crate) stuck_on: Option<String>,
@@ -55,6 +59,14 @@ pub(crate) struct Run {
     /// Whether its state was kept before the question it waits for was asked.
     #[serde(skip)]
     pub(crate) kept: bool,
+    /// How many of `request`'s first messages are earlier calls' conversation, which a session
+    /// goes on from: the call's own brief follows them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) history: usize,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// A run as it waits in a store: the run itself, with what its live fields held. The JSON is
@@ -102,7 +114,11 @@ where
 
     /// A new run from `brief`.
     fn start(&self, brief: impl IntoBrief, usage: Arc<SharedUsage>) -> Result<Run, RunError> {
-        let request = self.opening(brief)?;
+        let mut request = self.opening(brief)?;
+        // Sessions: the earlier calls' conversation comes first.
+        let history = self.session.map(Lease::history).unwrap_or_default();
+        let history_len = history.len();
+        request.messages.splice(0..0, history);
         Ok(Run {
             id: self.run_id(),
             opened: request.messages.len(),
@@ -113,11 +129,13 @@ where
             progress: self.reporting(),
             pending: None,
             approvals: Vec::new(),
+            inquiries: Vec::new(),
             stuck_on: None,
             answered_by: None,
             deadline: self.deadline_after(Duration::ZERO),
             ran: Vec::new(),
             kept: false,
+            history: history_len,
         })
     }
 
@@ -165,7 +183,7 @@ where
         done: &Completion,
         run: &mut Run,
     ) -> Result<(), RunError> {
-        if self.keeper.is_none() || !self.gate.asks_later(done) {
+        if self.keeper.is_none() || !self.gate.asks_later(&self.gated(done)) {
             return Ok(());
         }
         run.pending = Some(done.clone());
@@ -217,9 +235,11 @@ where
         }
         let Some(nesting) = self.at_depth_bound else {
             // Normalized for the model's provider, and checked, before any request.
-            let offered = (self.model.schema_profile())
-                .tools(self.tools.tools())
-                .map_err(|error| RunError::Toolbox(error.to_string()))?;
+            let mut tools = self.tools.tools();
+            if self.gate.asks_caller() {
+                tools = approval::offer_ask_caller(tools).map_err(RunError::Toolbox)?; // ask_caller
+            }
+            let offered = self.offered(tools)?; // tool search: the deferred tools held back
             request.tools.extend(offered);
             return Ok(request);
         };

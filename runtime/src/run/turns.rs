@@ -86,6 +86,7 @@ where
                     if limits.spent(&run.usage.get()) {
                         return Ok(Ended::Limit(Stop::Budget)); // budget
                     }
+                    self.compact(run).await?; // context
                     let done = self.ask_turn(run).await?; // the model request
                     if done.calls.is_empty() {
                         run.progress.answered(run.turns).await;
@@ -98,13 +99,15 @@ where
             if asked_first && self.keeper.is_some() {
                 Box::pin(self.keep_before_asking(&done, run)).await?; // rounds
             }
-            let mut refused = match self.gate.screen(&run.id, run.turns, &done).await {
+            let mut refused = match self.gate.screen(&run.id, run.turns, &self.gated(&done)).await {
                 Screen::Decided {
                     approvals,
                     refusals,
+                    inquiries,
                 } => {
                     self.settle(run).await;
                     run.approvals.extend(approvals); // approvals
+                    run.inquiries.extend(inquiries); // ask_caller
                     refusals
                 }
                 Screen::Later(question) => {
@@ -132,7 +135,10 @@ where
         run: &mut Run,
     ) -> Vec<ToolResult> {
         let refusal = |call: &ToolCall| refused.iter().find(|refusal| refusal.call_id == call.id);
-        let to_run = calls.iter().filter(|call| refusal(call).is_none());
+        // A search is answered by the run: it does not go to the toolbox.
+        let to_run = calls
+            .iter()
+            .filter(|call| refusal(call).is_none() && !self.searches(call));
         let turn = run.turns;
         // Noted for those who read them: a drained run's error, and a paused run's state.
         if self.drain.is_some() || self.keeper.is_some() {
@@ -156,10 +162,13 @@ where
             .instrument(spans::tool(call))
         }));
         let mut ran = run.usage.scope(ran).await.into_iter();
+        let mut searched = self.search(calls, refused, run).await.into_iter(); // tool search
         let max = self.settings.limits.max_result;
         let results = calls.iter().map(|call| {
             let mut result = match refusal(call) {
                 Some(refusal) => refusal.clone(),
+                None if self.searches(call) => (searched.next())
+                    .unwrap_or_else(|| ToolResult::error(&call.id, "the search got no result")),
                 None => ran
                     .next()
                     .unwrap_or_else(|| ToolResult::error(&call.id, "the call got no result")),

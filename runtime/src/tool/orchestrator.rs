@@ -17,9 +17,11 @@ use crate::limits::Limits;
 use crate::model::CompletionModel;
 use crate::outcome::Outcome;
 use crate::run::Settings;
+use crate::session::{DEFAULT_SESSION_TTL, DEFAULT_SESSION_WAIT, Session};
 use crate::tool::Briefing;
 use crate::tool::prepare::Prepared;
-use crate::toolbox::{DEFAULT_CALL_TIMEOUT, Source, ToolSelection};
+use crate::tool::session;
+use crate::toolbox::{DEFAULT_CALL_TIMEOUT, Source, ToolPattern, ToolSelection};
 
 /// How deep in-process tool calls nest unless told otherwise: an orchestrator, a sub-agent it
 /// calls, and two more.
@@ -50,6 +52,8 @@ pub struct Orchestrator {
     pub(super) settings: Settings,
     pub(super) depth: NonZeroUsize,
     pub(super) recurse: bool,
+    /// Whether the model may ask the caller's person (`ask_caller`).
+    pub(super) ask: bool,
     pub(super) selection: ToolSelection,
     pub(super) briefing: Briefing,
     pub(super) with: Vec<Source>,
@@ -57,6 +61,12 @@ pub struct Orchestrator {
     pub(super) approvals: Approvals,
     /// The MCP task the run is, if its call is one.
     pub(super) task: Option<String>,
+    /// Which conversation a call goes on with, if the tool keeps them.
+    pub(super) session: Option<Session>,
+    /// The session id the call passed, for [`Session::ById`].
+    pub(super) continuing: Option<String>,
+    pub(super) session_ttl: Duration,
+    pub(super) session_wait: Duration,
 }
 
 impl Default for Orchestrator {
@@ -72,12 +82,17 @@ impl Orchestrator {
             settings: Settings::default(),
             depth: DEFAULT_DEPTH,
             recurse: false,
+            ask: false,
             selection: ToolSelection::all(),
             briefing: Briefing::default(),
             with: Vec::new(),
             call_timeout: DEFAULT_CALL_TIMEOUT,
             approvals: Approvals::none(),
             task: None,
+            session: None,
+            continuing: None,
+            session_ttl: DEFAULT_SESSION_TTL,
+            session_wait: DEFAULT_SESSION_WAIT,
         }
     }
 
@@ -106,6 +121,41 @@ impl Orchestrator {
     /// Keeps the calling tool in its own toolbox, for a tool that means to recurse.
     pub fn recurse(mut self, recurse: bool) -> Self {
         self.recurse = recurse;
+        self
+    }
+
+    /// Offers the model one more tool, `ask_caller(question, choices?)`, that asks the
+    /// caller's person through elicitation: a form with one field, `answer`, a text field, or a
+    /// choice among `choices` when the model gives them (an `enum` in the form's schema). The
+    /// answer is the call's result; "declined" or "cancelled" when the person declined or
+    /// dismissed the form. Each question and its reply is in the report
+    /// ([`Outcome::inquiries`](crate::Outcome::inquiries)), and a resumed run never asks one
+    /// twice.
+    ///
+    /// It rides what [`Self::approvals`] built: under MCP 2026-07-28 the question ends the
+    /// call's round with `input_required` and the run waits in the server's
+    /// [`Runs`](crate::store::Runs); a call that runs as an MCP task asks through its task
+    /// (`tasks/update`); under `legacy-spec` it is a request to the client. A caller whose
+    /// request declares no elicitation, or none in form mode, is not offered the tool. (Under
+    /// `legacy-spec` neva keeps no client capabilities, so the tool is offered, and a client
+    /// that cannot answer gets the model a result saying the person cannot be asked.)
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use ladoga::{Model, Orchestrator};
+    /// use neva::{di::Dc, prelude::*};
+    ///
+    /// #[tool(descr = "Plans the week, asking its person what it must not guess")]
+    /// async fn plan_week(ctx: Context, model: Dc<Model>, focus: String) -> Result<String, Error> {
+    ///     Orchestrator::new()
+    ///         .ask(true)
+    ///         .answer(&ctx, &*model, format!("Plan my week around {focus}."))
+    ///         .await
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub fn ask(mut self, ask: bool) -> Self {
+        self.ask = ask;
         self
     }
 
@@ -194,6 +244,33 @@ impl Orchestrator {
         self
     }
 
+    /// Defers the tools that match one of `patterns`, among the server's and those of the
+    /// toolboxes added with [`Self::with`], once [`Self::select`] has chosen them: they are not
+    /// offered up front, and the model finds them with `search_tools`. See
+    /// [`Orchestration::defer`](crate::Orchestration::defer); `#[orchestrator(defer = […])]`
+    /// writes this call.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use ladoga::{Model, Orchestrator, ToolPattern};
+    /// use neva::{di::Dc, prelude::*, svir::RemoteTools};
+    ///
+    /// #[tool(descr = "Answers a customer with the CRM server's tools")]
+    /// async fn support(ctx: Context, model: Dc<Model>, crm: Dc<RemoteTools>, question: String) -> Result<String, Error> {
+    ///     let deferred = ToolPattern::new("crm_*").expect("a pattern");
+    ///     Orchestrator::new()
+    ///         .with_named("the CRM server", crm.into_inner())
+    ///         .defer([deferred])
+    ///         .answer(&ctx, &*model, question)
+    ///         .await
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub fn defer(mut self, patterns: impl IntoIterator<Item = ToolPattern>) -> Self {
+        self.settings.defer.add(patterns);
+        self
+    }
+
     /// Offers the model `toolbox`'s tools beside the server's own, named by its type in errors
     /// (`std::any::type_name`); see [`Self::with_named`].
     pub fn with<T>(self, toolbox: Arc<T>) -> Self
@@ -269,6 +346,51 @@ impl Orchestrator {
         self
     }
 
+    /// Keeps each call's conversation, and goes on from the earlier one: the one whose id the
+    /// call passes ([`Session::ById`], see [`Self::continuing`]), or the caller's own
+    /// ([`Session::PerCaller`]). See [`session`](crate::session) for where it is kept, whose it
+    /// is, and what two calls at once get.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use ladoga::{Model, Orchestrator, Session};
+    /// use neva::{di::Dc, prelude::*};
+    ///
+    /// #[tool(descr = "Plans the week; pass `session` to go on with an earlier plan")]
+    /// async fn plan_week(ctx: Context, model: Dc<Model>, focus: String, session: Option<String>) -> Result<String, Error> {
+    ///     Orchestrator::new()
+    ///         .session(Session::ById)
+    ///         .continuing(session)
+    ///         .answer(&ctx, &*model, format!("Plan my week around {focus}."))
+    ///         .await
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub fn session(mut self, session: Session) -> Self {
+        self.session = Some(session);
+        self
+    }
+
+    /// The session id the call passed, to go on with that conversation under
+    /// [`Session::ById`]; `None` starts a new one, whose id the result gives.
+    pub fn continuing(mut self, id: Option<String>) -> Self {
+        self.continuing = id;
+        self
+    }
+
+    /// How long a session is kept after its last call ([`DEFAULT_SESSION_TTL`] unless told).
+    pub fn session_ttl(mut self, ttl: Duration) -> Self {
+        self.session_ttl = ttl;
+        self
+    }
+
+    /// How long a call waits for another call on its session to end before it is refused
+    /// ([`DEFAULT_SESSION_WAIT`] unless told).
+    pub fn session_wait(mut self, wait: Duration) -> Self {
+        self.session_wait = wait;
+        self
+    }
+
     /// Runs `model` on `brief` with the server's tools, inside the handler of `ctx`'s request.
     pub async fn run<M>(
         &self,
@@ -286,11 +408,19 @@ impl Orchestrator {
             tools,
             approvals,
         } = self.prepare(ctx, brief).await?;
+        let lease = self.lease(ctx, keeper.as_deref()).await?;
         let approver = self.approver(ctx);
-        self.orchestration(ctx, model, &tools, &approver)
+        let run = self
+            .orchestration(ctx, model, &tools, &approver)
             .asking(keeper.as_deref(), approvals, &approver)
+            .replying(self.asks(ctx), &approver)
+            .in_session(lease.as_deref())
             .run(brief)
-            .await
+            .await;
+        if let Some(lease) = lease {
+            session::close(lease, matches!(run, Err(RunError::Paused(_)))).await;
+        }
+        run
     }
 
     /// [`Self::run`] for a typed answer: the final answer parsed as `O`, see
@@ -312,11 +442,21 @@ impl Orchestrator {
             tools,
             approvals,
         } = self.prepare(ctx, brief).await?;
+        let lease = self.lease(ctx, keeper.as_deref()).await?;
         let approver = self.approver(ctx);
-        self.orchestration(ctx, model, &tools, &approver)
+        let run = self
+            .orchestration(ctx, model, &tools, &approver)
             .asking(keeper.as_deref(), approvals, &approver)
+            .replying(self.asks(ctx), &approver)
+            .in_session(lease.as_deref())
             .run_as(brief)
-            .await
+            .await;
+        // Beside the answer: a typed answer is not held across an await, so it need not be
+        // `Send`.
+        if let Some(lease) = lease {
+            tokio::spawn(session::close(lease, matches!(run, Err(RunError::Paused(_)))));
+        }
+        run
     }
 
     /// [`Self::run`], answered as a tool answers: the final text, or an error the MCP caller is

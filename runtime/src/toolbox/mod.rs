@@ -1,11 +1,16 @@
 #![doc = include_str!("../docs/toolbox.md")]
 
 pub(crate) mod arguments;
+mod deferred;
 mod live;
+mod search;
 mod selection;
 mod union;
 
+pub(crate) use self::deferred::{Deferral, answer as search_answer, search_tool};
+pub use self::deferred::{DEFAULT_SEARCH_LIMIT, SEARCH_TOOLS};
 pub use self::live::LiveTools;
+pub(crate) use self::search::ToolIndex;
 pub use self::selection::{PatternError, ToolPattern, ToolSelection};
 pub(crate) use self::union::Source;
 pub use self::union::{DEFAULT_CALL_TIMEOUT, ToolUnion};
