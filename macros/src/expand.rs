@@ -293,6 +293,10 @@ fn settings(args: &Args) -> TokenStream {
             )
         });
     }
+    if !args.defer.is_empty() {
+        let deferred = &args.defer;
+        calls.extend(quote! { .defer([#(#private::pattern(#deferred)),*]) });
+    }
     calls.extend(quote! { .limits(#private::Limits::new() #(#limits)*) });
     calls
 }
@@ -354,6 +358,24 @@ mod tests {
         );
         assert!(out.contains("bound (3usize)"), "{out}");
         assert!(out.contains("pattern (\"add_*\")"), "{out}");
+    }
+
+    #[test]
+    fn defer_is_one_builder_call_with_its_patterns() {
+        let out = orchestrator(
+            quote! { defer = ["crm_*", "mail_send"] },
+            quote! {
+                /// Answers.
+                async fn answer(question: String) -> String { question }
+            },
+        )
+        .to_string();
+        assert!(
+            out.contains(
+                ". defer ([:: ladoga :: __private :: pattern (\"crm_*\") , :: ladoga :: __private :: pattern (\"mail_send\")])"
+            ),
+            "{out}"
+        );
     }
 
     #[test]

@@ -48,6 +48,8 @@ pub(crate) struct Args {
     pub(crate) ask: bool,
     pub(crate) tools: Vec<LitStr>,
     pub(crate) exclude: Vec<LitStr>,
+    /// The tools not offered up front, found with `search_tools`.
+    pub(crate) defer: Vec<LitStr>,
     pub(crate) on_limit: Option<Ident>,
     pub(crate) timeout: Option<Timeout>,
     /// The bound on each call to a `with` toolbox.

@@ -1,5 +1,5 @@
-//! Tool patterns: which tools the model is offered (`tools`, `exclude`) and which calls the
-//! caller approves (`approve`).
+//! Tool patterns: which tools the model is offered (`tools`, `exclude`), which it finds with
+//! `search_tools` (`defer`), and which calls the caller approves (`approve`).
 
 use proc_macro2::Span;
 use syn::{Expr, LitStr};
@@ -23,6 +23,20 @@ pub(crate) enum Approve {
 pub(super) fn patterns(value: &Expr, spec: &Spec, errors: &mut Errors) -> Vec<LitStr> {
     let patterns = strings(value, spec, errors).unwrap_or_default();
     check_patterns(patterns, errors)
+}
+
+/// `defer = ["pattern", …]`, at least one: the tools found with `search_tools`.
+pub(super) fn deferred(value: &Expr, spec: &Spec, errors: &mut Errors) -> Vec<LitStr> {
+    if let Expr::Array(array) = value
+        && array.elems.is_empty()
+    {
+        errors.at(
+            value,
+            "`defer` lists no tool: name at least one pattern, or leave `defer` out",
+        );
+        return Vec::new();
+    }
+    patterns(value, spec, errors)
 }
 
 /// `approve = ["pattern", …]`, at least one, or `approve = destructive`.

@@ -4,7 +4,7 @@
 use syn::{Expr, Type};
 
 use super::Args;
-use super::patterns::{approve, patterns};
+use super::patterns::{approve, deferred, patterns};
 use super::time::{stream, timeout};
 use super::uri::{prompt, uris};
 use super::values::{bound, count, list, policy, repeat, session, string, strings};
@@ -91,6 +91,11 @@ pub(super) const ARGS: &[Spec] = &[
         name: "exclude",
         example: "`exclude = [\"clear_*\"]`",
         take: Take::Value(|args, value, spec, errors| args.exclude = patterns(value, spec, errors)),
+    },
+    Spec {
+        name: "defer",
+        example: "`defer = [\"crm_*\"]`",
+        take: Take::Value(|args, value, spec, errors| args.defer = deferred(value, spec, errors)),
     },
     Spec {
         name: "on_limit",

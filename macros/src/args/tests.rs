@@ -186,3 +186,20 @@ fn an_argument_without_its_value_says_how_it_is_written() {
         assert!(errors.contains(message), "{errors}");
     }
 }
+
+#[test]
+fn defer_takes_at_least_one_pattern() {
+    let (args, errors) = parse(quote! { defer = ["crm_*", "mail_send"] });
+    assert!(errors.is_none(), "{errors:?}");
+    assert_eq!(args.defer.len(), 2);
+    for (wrong, told) in [
+        (quote! { defer = [] }, "`defer` lists no tool"),
+        (quote! { defer = ["crm tools"] }, "can never match a tool name"),
+        (quote! { defer = "crm_*" }, "expected a list of strings"),
+    ] {
+        let (args, errors) = parse(wrong.clone());
+        let errors = errors.unwrap_or_default();
+        assert!(errors.contains(told), "{wrong}: {errors}");
+        assert!(args.defer.is_empty(), "{wrong}");
+    }
+}
