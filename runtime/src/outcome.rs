@@ -1,6 +1,6 @@
 //! How an orchestration ended.
 
-use crate::approval::Approval;
+use crate::approval::{Approval, Inquired};
 use svir::FinishReason;
 
 /// What a finished orchestration returns.
@@ -36,12 +36,21 @@ pub struct Outcome {
     /// Every approval the run asked its caller for, in order, with the answer
     /// ([`Approvals`](crate::Approvals)).
     pub approvals: Vec<Approval>,
+    /// Every question the model put to the caller's person with `ask_caller`, in order, with
+    /// the reply ([`Orchestrator::ask`](crate::Orchestrator::ask)).
+    pub inquiries: Vec<Inquired>,
 }
 
 impl Outcome {
     /// The outcome with the run's `approvals`.
     pub(crate) fn approved(mut self, approvals: Vec<Approval>) -> Self {
         self.approvals = approvals;
+        self
+    }
+
+    /// The outcome with the run's `inquiries`.
+    pub(crate) fn inquired(mut self, inquiries: Vec<Inquired>) -> Self {
+        self.inquiries = inquiries;
         self
     }
 }

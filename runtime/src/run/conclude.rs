@@ -20,7 +20,7 @@ where
             Ended::Answered(done, stop) => {
                 let outcome =
                     self.finished(done, run.answered_by, run.turns, run.usage.get(), stop);
-                Ok(outcome.approved(run.approvals))
+                Ok(outcome.approved(run.approvals).inquired(run.inquiries))
             }
             // Boxed: only a run at a bound asks once more, and every run would carry its future.
             Ended::Limit(stop) => Box::pin(self.at_limit(stop, run)).await,
@@ -42,7 +42,7 @@ where
                 let request = run.request.tool_choice(ToolChoice::None);
                 let (done, by) = self.ask_by(deadline, &request, &run.usage).await?;
                 let outcome = self.finished(done, Some(by), run.turns + 1, run.usage.get(), stop);
-                Ok(outcome.approved(run.approvals))
+                Ok(outcome.approved(run.approvals).inquired(run.inquiries))
             }
             OnLimit::Partial => Ok(Outcome {
                 text: partial::text(stop, &run.request.messages, run.opened),
@@ -54,6 +54,7 @@ where
                 model: run.answered_by.map(|by| self.name_of(by)),
                 first_token: self.first_token.get().copied(),
                 approvals: run.approvals,
+                inquiries: run.inquiries,
             }),
         }
     }
@@ -98,6 +99,7 @@ where
             model: model.map(|by| self.name_of(by)),
             first_token: self.first_token.get().copied(),
             approvals: Vec::new(),
+            inquiries: Vec::new(),
         }
     }
 }

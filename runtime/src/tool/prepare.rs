@@ -48,7 +48,7 @@ impl Orchestrator {
         brief: impl IntoBrief,
     ) -> Result<Prepared, RunError> {
         // Boxed, and only for a run that asks: a keeper is a kilobyte every run would carry.
-        let keeper = match self.approvals.is_none() {
+        let keeper = match self.approvals.is_none() && !self.asks(ctx) {
             true => None,
             false => Box::pin(self.keeper(ctx)).await?.map(Box::new),
         };
@@ -83,10 +83,10 @@ impl Orchestrator {
         Box::pin(self.briefing.open(ctx, brief)).await
     }
 
-    /// The keeper of a run that asks for approvals: a new run, or the paused one this round
-    /// of the tool call goes on with. `None` for a run that asks nothing.
+    /// The keeper of a run that asks for approvals or lets the model ask: a new run, or the
+    /// paused one this round of the tool call goes on with. `None` for a run that asks nothing.
     async fn keeper(&self, ctx: &Context) -> Result<Option<Keeper>, RunError> {
-        if self.approvals.is_none() {
+        if self.approvals.is_none() && !self.asks(ctx) {
             return Ok(None);
         }
         let runs = ctx
@@ -113,6 +113,12 @@ impl Orchestrator {
                     hints.and_then(|hints| hints.destructive),
                 )
             })
+    }
+
+    /// Whether the model is offered `ask_caller` on `ctx`'s call: [`Self::ask`] said so, and
+    /// the caller can answer a form (see [`Elicitation::can_answer_forms`]).
+    pub(super) fn asks(&self, ctx: &Context) -> bool {
+        self.ask && Elicitation::can_answer_forms(ctx)
     }
 
     /// Who approves the calls of a run for `ctx`'s caller, and tells the MCP task the run is,
