@@ -1,0 +1,172 @@
+//! The seam in the loop: before each model request, a conversation past the run's bound is
+//! compacted to half of it, in tiers; a request its provider refuses for its length is
+//! compacted and sent once more.
+
+use svir::{Completion, ErrorKind, Request, Role, Toolbox};
+use tracing::{Instrument, Span};
+
+use crate::context::compacted::Compacted;
+use crate::context::size::{self, Counted};
+use crate::context::{clear, summary};
+use crate::error::RunError;
+use crate::model::{AnsweredBy, CompletionModel};
+use crate::observe::spans;
+use crate::run::{Orchestration, Run};
+use crate::usage::SharedUsage;
+
+/// The least and the most a summary may be, in tokens: a quarter of what the conversation is
+/// compacted to, within these.
+const SUMMARY_TOKENS: (u64, u64) = (256, 4_096);
+
+impl<M, T> Orchestration<'_, M, T>
+where
+    M: CompletionModel + ?Sized,
+    T: Toolbox + Sync + ?Sized,
+{
+    /// Compacts `run`'s conversation before its next request, when it is past the bound
+    /// ([`Self::context`]): to half of it, so that the requests until the next compaction
+    /// only add to what this one sends. Nothing without a bound.
+    pub(crate) async fn compact(&self, run: &mut Run) -> Result<(), RunError> {
+        let Some(bound) = self.settings.context else {
+            return Ok(());
+        };
+        let size = size::tokens(&run.request, self.window.counted());
+        if size <= bound.get() {
+            return Ok(());
+        }
+        // Boxed: only a run that compacts carries the summary request's future.
+        Box::pin(self.compact_to(run, size, bound.get() / 2)).await
+    }
+
+    /// Notes the provider's count of the request `run` sent, and of its answer `done`: the
+    /// size of the conversation once the answer is added, without estimating.
+    pub(crate) fn counted(&self, run: &Run, done: &Completion) {
+        if self.settings.context.is_none() {
+            return;
+        }
+        if let Some(usage) = done.usage {
+            self.window.count(Counted {
+                tokens: usage.input + usage.output,
+                messages: run.request.messages.len() + 1,
+            });
+        }
+    }
+
+    /// The answer to `run`'s request once more, after its provider refused it with `refused`:
+    /// for a length refusal, with a bound, the conversation compacted to half of what it was
+    /// counted as, and sent once more; refused again, [`RunError::TooLong`]. Any other error is
+    /// the run's as it is.
+    pub(crate) async fn ask_compacted(
+        &self,
+        run: &mut Run,
+        refused: RunError,
+    ) -> Result<(Completion, AnsweredBy), RunError> {
+        let Some(bound) = self.settings.context.filter(|_| for_length(&refused)) else {
+            return Err(refused);
+        };
+        let size = size::tokens(&run.request, self.window.counted());
+        tracing::info!(
+            target: "ladoga",
+            tokens = size,
+            "the model refused the request for its length: compacting it, and asking once more"
+        );
+        Box::pin(self.compact_to(run, size, (bound.get() / 2).min(size / 2))).await?;
+        match self.ask(&run.request, &run.usage).await {
+            Err(error) if for_length(&error) => Err(RunError::TooLong {
+                tokens: size::estimate(&run.request),
+            }),
+            asked => asked,
+        }
+    }
+
+    /// Compacts `run`'s conversation, counted as `size` tokens, to `goal`: the oldest tool
+    /// results cleared first, then, if that is not enough, the oldest turns summarised.
+    async fn compact_to(&self, run: &mut Run, size: u64, goal: u64) -> Result<(), RunError> {
+        let before = size::estimate(&run.request);
+        // The goal in the estimate's units: the provider may count more tokens, or fewer.
+        let goal = (u128::from(goal) * u128::from(before) / u128::from(size.max(1))) as u64;
+        let messages = &mut run.request.messages;
+        // The last answer's results are still to be read: they are never compacted.
+        let Some(last) = (messages.iter()).rposition(|message| message.role == Role::Assistant)
+        else {
+            tracing::warn!(target: "ladoga", tokens = size, "the brief alone is past the context");
+            return Ok(());
+        };
+        let cleared = clear::oldest(&mut messages[..last], before.saturating_sub(goal));
+        let mut compaction = Compacted {
+            times: 1,
+            cleared: cleared.results,
+            ..Compacted::default()
+        };
+        if before - cleared.tokens > goal {
+            compaction.summarized = self.summarise(run, goal).await?;
+            compaction.summaries = usize::from(compaction.summarized > 0);
+        }
+        let after = size::estimate(&run.request);
+        compaction.removed = before.saturating_sub(after);
+        let total = self.window.compacted(compaction);
+        spans::compacted(&Span::current(), &total);
+        tracing::info!(
+            target: "ladoga",
+            before,
+            after,
+            cleared = compaction.cleared,
+            summarized = compaction.summarized,
+            "the conversation was compacted"
+        );
+        if after > goal {
+            tracing::warn!(target: "ladoga", after, goal, "the conversation is still past its goal");
+        }
+        Ok(())
+    }
+
+    /// Replaces the oldest turns after the brief by their summary, keeping the newest that fit
+    /// in `goal` beside it; how many messages it replaced.
+    async fn summarise(&self, run: &mut Run, goal: u64) -> Result<usize, RunError> {
+        let messages = &run.request.messages;
+        let opened = run.opened.min(messages.len());
+        let most = (goal / 4).clamp(SUMMARY_TOKENS.0, SUMMARY_TOKENS.1);
+        let brief: u64 = messages[..opened].iter().map(size::message_tokens).sum();
+        let beside = size::fixed_tokens(&run.request) + brief + most;
+        let Some(cut) = summary::cut(messages, opened, goal.saturating_sub(beside)) else {
+            return Ok(0);
+        };
+        let task = summary::task(&messages[..opened]);
+        let turns = summary::transcript(&messages[opened..cut]);
+        let text = match &self.settings.compact_model {
+            Some(model) => {
+                let model = model.model();
+                let request = summary::request(model.name(), &task, &turns, most);
+                written(model, &request, &run.usage).await?
+            }
+            None => {
+                let request = summary::request(self.model.name(), &task, &turns, most);
+                written(self.model, &request, &run.usage).await?
+            }
+        };
+        let summary = summary::message(&text);
+        run.request.messages.splice(opened..cut, [summary]);
+        Ok(cut - opened)
+    }
+}
+
+/// Whether the provider refused the request for its length.
+fn for_length(error: &RunError) -> bool {
+    matches!(error, RunError::Model(error) if error.kind() == ErrorKind::ContextOverflow)
+}
+
+/// The text `model` answers `request` with, in a `chat` span, its usage counted.
+async fn written<S: CompletionModel + ?Sized>(
+    model: &S,
+    request: &Request,
+    usage: &SharedUsage,
+) -> Result<String, RunError> {
+    let span = spans::chat(model.name());
+    let done = (model.complete(request).instrument(span.clone()).await).map_err(|error| {
+        tracing::warn!(target: "ladoga", parent: &span, ?error, "the summary request failed");
+        RunError::Model(error)
+    })?;
+    spans::answered(&span, &done, model.name());
+    usage.add(done.usage);
+    Ok(done.text)
+}

@@ -1,0 +1,81 @@
+//! What a run's compactions did, and what the run knows of its conversation's size between
+//! two requests.
+
+use std::sync::Mutex;
+
+use crate::context::size::Counted;
+
+/// How often a run compacted its conversation to keep it within its context
+/// ([`Orchestration::context`](crate::Orchestration::context)), and how much that removed:
+/// [`Outcome::compacted`](crate::Outcome::compacted), and `compacted` in the run's report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Compacted {
+    /// How many times the conversation was compacted.
+    pub times: usize,
+    /// How many tool results were replaced by a note (the first tier).
+    pub cleared: usize,
+    /// How many messages were replaced by a summary (the second tier), over all its summaries.
+    pub summarized: usize,
+    /// How many summaries were asked for.
+    pub summaries: usize,
+    /// The tokens removed, by the estimate ([`estimate_tokens`](crate::context::estimate_tokens)):
+    /// the size before each compaction less the size after, summed.
+    pub removed: u64,
+}
+
+impl Compacted {
+    /// Whether the run never compacted.
+    pub fn is_none(&self) -> bool {
+        self.times == 0
+    }
+}
+
+/// What a run knows of its conversation's size, and what its compactions did so far. Held by
+/// the run's [`Orchestration`](crate::Orchestration), read between requests, never across an
+/// await.
+#[derive(Debug, Default)]
+pub(crate) struct Window {
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// The provider's count of the last answered request and its answer.
+    counted: Option<Counted>,
+    compacted: Compacted,
+}
+
+impl Window {
+    /// The provider's last count, if it gave one since the last compaction.
+    pub(crate) fn counted(&self) -> Option<Counted> {
+        self.state().counted
+    }
+
+    /// Notes the provider's count of the conversation's first `counted.messages` messages.
+    pub(crate) fn count(&self, counted: Counted) {
+        self.state().counted = Some(counted);
+    }
+
+    /// Adds one compaction; the conversation changed, so the provider's count no longer holds.
+    pub(crate) fn compacted(&self, compaction: Compacted) -> Compacted {
+        let mut state = self.state();
+        state.counted = None;
+        let total = &mut state.compacted;
+        total.times += compaction.times;
+        total.cleared += compaction.cleared;
+        total.summarized += compaction.summarized;
+        total.summaries += compaction.summaries;
+        total.removed += compaction.removed;
+        *total
+    }
+
+    /// Every compaction of the run so far.
+    pub(crate) fn so_far(&self) -> Compacted {
+        self.state().compacted
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
