@@ -14,6 +14,7 @@ pub use crate::approval::Approvals;
 pub use crate::limits::{Limits, OnLimit};
 pub use crate::model::Model;
 pub use crate::model::erased::DynModel;
+pub use crate::session::Session;
 pub use crate::observe::task::task_id;
 pub use crate::tool::{Orchestrator, Output, Report, Typed, answer};
 pub use crate::toolbox::ToolSelection;
@@ -52,6 +53,25 @@ pub fn resolve<M: Send + Sync + 'static>(ctx: &Context) -> Result<std::sync::Arc
             format!(
                 "this tool's model, `{}`, is not registered with the server: add it with \
                  `App::add_singleton`",
+                std::any::type_name::<M>()
+            ),
+        )
+    })
+}
+
+/// The model of type `M` the server registered (`App::add_singleton`), for
+/// `compact_model = M`; a clear tool error when there is none. Compiles only for a
+/// [`CompletionModel`], so a type that is none is one error, at it.
+pub fn compact_model<M>(ctx: &Context) -> Result<std::sync::Arc<M>, Error>
+where
+    M: CompletionModel + 'static,
+{
+    ctx.resolve_shared::<M>().map_err(|_| {
+        Error::new(
+            neva::error::ErrorCode::InternalError,
+            format!(
+                "this tool's `compact_model`, `{}`, is not registered with the server: add it \
+                 with `App::add_singleton`",
                 std::any::type_name::<M>()
             ),
         )

@@ -115,6 +115,17 @@ pub enum RunError {
     /// A paused run could not be kept or read back.
     #[error("the paused run could not be kept: {0}")]
     Store(String),
+    /// The model's provider refused the conversation for its length twice: once as it was, and
+    /// once compacted to `tokens` (by the estimate) under its context bound
+    /// ([`Orchestration::context`](crate::Orchestration::context)).
+    #[error(
+        "the conversation does not fit in the model's context, even compacted to about {tokens} \
+         tokens: give this tool a `context` bound well under the model's window"
+    )]
+    TooLong {
+        /// The conversation's size after it was compacted, by the estimate.
+        tokens: u64,
+    },
     /// The session the call names is not one this caller may continue: it expired, was never
     /// started, or is another caller's. The words are the same for each, so a caller learns
     /// nothing of a session that is not theirs.

@@ -5,6 +5,7 @@
 
 pub mod approval;
 mod brief;
+pub mod context;
 mod error;
 pub mod limits;
 pub mod model;
@@ -12,6 +13,7 @@ pub mod observe;
 mod outcome;
 mod run;
 pub mod schema;
+pub mod session;
 pub mod store;
 pub mod testing;
 mod tool;
@@ -36,6 +38,7 @@ pub use crate::limits::{DEFAULT_OUTPUT_RETRIES, DEFAULT_TURNS, Limits, OnLimit};
 pub use crate::model::{CompletionModel, DEFAULT_RETRIES, Fallback, Model};
 pub use crate::outcome::{Outcome, Stop, TokenUsage};
 pub use crate::run::{Drain, Orchestration};
+pub use crate::session::Session;
 pub use crate::tool::{DEFAULT_DEPTH, Orchestrator};
 pub use crate::toolbox::{ToolPattern, ToolSelection};
 

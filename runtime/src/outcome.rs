@@ -39,6 +39,13 @@ pub struct Outcome {
     /// Every question the model put to the caller's person with `ask_caller`, in order, with
     /// the reply ([`Orchestrator::ask`](crate::Orchestrator::ask)).
     pub inquiries: Vec<Inquired>,
+    /// The id of the session the run went on with, which a later call passes to go on
+    /// ([`Session::ById`](crate::Session::ById)); `None` without one.
+    pub session: Option<String>,
+    /// How often the conversation was compacted to keep it within its context bound
+    /// ([`Orchestration::context`](crate::Orchestration::context)), and how much that removed;
+    /// all zero without a bound, or when it was never reached.
+    pub compacted: crate::context::Compacted,
 }
 
 impl Outcome {

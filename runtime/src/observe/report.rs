@@ -24,7 +24,11 @@ use crate::outcome::{Outcome, Stop};
 /// put to the caller's person with `ask_caller`, `{"question": "Which day?", "choices": ["Thu",
 /// "Fri"], "reply": "answered", "answer": "Thu"}`, with `reply` one of `answered`, `declined`,
 /// `cancelled` and `unavailable`, `choices` absent for a free answer and `answer` for no answer
-/// ([`Outcome::inquiries`]), absent when none was.
+/// ([`Outcome::inquiries`]), absent when none was; `session` is the id a later call passes to
+/// go on with the conversation ([`Outcome::session`]), absent without a session by id;
+/// `compacted` says how often the conversation was compacted and what that removed, `{"times":
+/// 2, "cleared": 9, "summarized": 6, "summaries": 1, "removed_tokens": 23456}`
+/// ([`Outcome::compacted`]), absent when it never was.
 pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
 
 impl Outcome {
@@ -44,6 +48,19 @@ impl Outcome {
         }
         if let Some(first) = self.first_token {
             report["first_token_ms"] = json!(first.as_millis() as u64);
+        }
+        if !self.compacted.is_none() {
+            let compacted = &self.compacted;
+            report["compacted"] = json!({
+                "times": compacted.times,
+                "cleared": compacted.cleared,
+                "summarized": compacted.summarized,
+                "summaries": compacted.summaries,
+                "removed_tokens": compacted.removed,
+            });
+        }
+        if let Some(session) = &self.session {
+            report["session"] = json!(session);
         }
         if !self.approvals.is_empty() {
             report["approvals"] = self
@@ -114,7 +131,10 @@ pub(crate) fn response(run: Result<Outcome, RunError>) -> CallToolResponse {
     match run {
         Ok(outcome) => {
             let report = outcome.report();
-            reported(Content::text(outcome.text), Some(report), false)
+            let session = outcome.session.as_deref().map(session_block);
+            let mut response = reported(Content::text(outcome.text), Some(report), false);
+            response.content.extend(session);
+            response
         }
         Err(error) => failed(&error),
     }
@@ -135,9 +155,22 @@ pub(crate) fn typed_response<T: Serialize>(
             let mut response = reported(text, Some(outcome.report()), false);
             response.struct_content = Some(structure);
             response
+                .content
+                .extend(outcome.session.as_deref().map(session_block));
+            response
         }
         Err(error) => CallToolResponse::from(neva::error::Error::from(error)),
     }
+}
+
+/// The block that tells the calling model how to go on with the conversation: a block of its
+/// own after the answer, so the answer's block (JSON for a typed one) stays as it is, and a
+/// model reads it where it reads the answer, in the content.
+fn session_block(id: &str) -> Content {
+    Content::text(format!(
+        "session: {id}\nTo go on with this conversation, call this tool again with \
+         \"session\": \"{id}\"."
+    ))
 }
 
 /// The tool error of a failed run, with the bound it stopped at when that is why.

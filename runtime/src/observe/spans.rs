@@ -10,6 +10,7 @@ use svir::{Completion, ToolCall};
 use tracing::Span;
 use tracing::field::Empty;
 
+use crate::context::Compacted;
 use crate::error::RunError;
 use crate::observe::metrics;
 use crate::outcome::{Outcome, TokenUsage};
@@ -35,6 +36,8 @@ pub(crate) fn run(model: &str, agent: Option<&str>) -> Span {
         gen_ai.usage.output_tokens = Empty,
         ladoga.turns = Empty,
         ladoga.stop = Empty,
+        ladoga.compactions = Empty,
+        ladoga.compacted_tokens = Empty,
         error.type = Empty,
     )
 }
@@ -116,6 +119,11 @@ fn error_type(error: &RunError) -> &'static str {
         RunError::NotKept { .. } | RunError::Unread { .. } | RunError::Unlocked => "store",
         RunError::Store(_) => "store",
         RunError::Stopped { .. } => "stopped",
+        RunError::TooLong { .. } => "context",
+        RunError::SessionUnknown
+        | RunError::SessionBusy { .. }
+        | RunError::SessionStore
+        | RunError::NoCaller => "session",
         RunError::TurnLimit { .. }
         | RunError::Deadline { .. }
         | RunError::Budget { .. }
@@ -174,6 +182,13 @@ pub(crate) fn tool(call: &ToolCall) -> Span {
         gen_ai.tool.type = "function",
         error.type = Empty,
     )
+}
+
+/// Records on the run's span how often its conversation was compacted, and the tokens that
+/// removed, over the run so far.
+pub(crate) fn compacted(span: &Span, total: &Compacted) {
+    span.record("ladoga.compactions", total.times);
+    span.record("ladoga.compacted_tokens", total.removed);
 }
 
 /// Marks a tool call's span as failed.

@@ -18,7 +18,12 @@ where
 {
     /// The next turn's answer to `run`'s conversation, counted as a turn.
     pub(super) async fn ask_turn(&self, run: &mut Run) -> Result<Completion, RunError> {
-        let (done, by) = self.ask(&run.request, &run.usage).await?;
+        let (done, by) = match self.ask(&run.request, &run.usage).await {
+            Ok(asked) => asked,
+            // Boxed: only a refused request carries the future of asking once more.
+            Err(error) => Box::pin(self.ask_compacted(run, error)).await?, // context
+        };
+        self.counted(run, &done); // context
         run.answered_by = Some(by);
         run.turns += 1;
         Ok(done)

@@ -1,6 +1,6 @@
 //! The outcome of the turns: the answer, or the policy at the bound they reached.
 
-use svir::{Completion, ToolChoice, Toolbox};
+use svir::{Completion, Message, Request, ToolChoice, Toolbox};
 
 use crate::error::RunError;
 use crate::limits::{OnLimit, partial};
@@ -18,6 +18,7 @@ where
     pub(crate) async fn conclude(&self, ended: Ended, run: Run) -> Result<Outcome, RunError> {
         match ended {
             Ended::Answered(done, stop) => {
+                self.leave(&run.request, Some(&done)); // sessions
                 let outcome =
                     self.finished(done, run.answered_by, run.turns, run.usage.get(), stop);
                 Ok(outcome.approved(run.approvals).inquired(run.inquiries))
@@ -41,10 +42,12 @@ where
                 let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
                 let request = run.request.tool_choice(ToolChoice::None);
                 let (done, by) = self.ask_by(deadline, &request, &run.usage).await?;
+                self.leave(&request, Some(&done)); // sessions
                 let outcome = self.finished(done, Some(by), run.turns + 1, run.usage.get(), stop);
                 Ok(outcome.approved(run.approvals).inquired(run.inquiries))
             }
             OnLimit::Partial => Ok(Outcome {
+                session: self.leave(&run.request, None),
                 text: partial::text(stop, &run.request.messages, run.opened),
                 turns: run.turns,
                 usage: run.usage.get(),
@@ -55,8 +58,24 @@ where
                 first_token: self.first_token.get().copied(),
                 approvals: run.approvals,
                 inquiries: run.inquiries,
+                compacted: self.window.so_far(),
             }),
         }
+    }
+
+    /// Sessions: leaves the session the conversation of `request`, then `answer`; the id a
+    /// caller passes to go on with it.
+    pub(crate) fn leave(&self, request: &Request, answer: Option<&Completion>) -> Option<String> {
+        let lease = self.session?;
+        match answer {
+            Some(answer) => {
+                let mut messages = request.messages.clone();
+                messages.push(Message::from(answer.clone()));
+                lease.leave(&messages);
+            }
+            None => lease.leave(&request.messages),
+        }
+        lease.id().map(str::to_owned)
     }
 
     fn limit_error(&self, stop: Stop, run: &Run) -> RunError {
@@ -100,6 +119,8 @@ where
             first_token: self.first_token.get().copied(),
             approvals: Vec::new(),
             inquiries: Vec::new(),
+            compacted: self.window.so_far(),
+            session: self.session.and_then(|lease| lease.id().map(str::to_owned)),
         }
     }
 }

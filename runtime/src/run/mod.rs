@@ -31,3 +31,4 @@ pub(crate) use self::gate::{Gate, Screen};
 pub(crate) use self::orchestration::Ended;
 pub use self::orchestration::Orchestration;
 pub(crate) use self::settings::Settings;
+pub(crate) use self::state::Run;

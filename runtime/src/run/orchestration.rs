@@ -354,20 +354,28 @@ where
     ///
     /// use ladoga::Orchestration;
     /// use ladoga::testing::{Reply, ScriptedModel};
+    /// use serde_json::json;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let tools = svir::Tools::new().add_tool(svir::Tool::new("page", "A page"), |_: serde_json::Value| async {
     ///     "x".repeat(8_000)
     /// });
-    /// let call = || Reply::call("page", serde_json::json!({}));
-    /// let model = ScriptedModel::new([call(), call(), call(), Reply::text("Read.")]);
+    /// // A model whose provider counts a token every four bytes of the request.
+    /// let model = ScriptedModel::from_fn(|seen| {
+    ///     let reply = match seen.tool_results().len() {
+    ///         3 => Reply::text("Read."),
+    ///         _ => Reply::call("page", json!({})),
+    ///     };
+    ///     reply.with_usage(seen.body().to_string().len() as u64 / 4, 5)
+    /// });
     ///
     /// let outcome = Orchestration::new(&model, &tools)
-    ///     .context(NonZeroU64::new(4_000).unwrap())
+    ///     .context(NonZeroU64::new(5_000).unwrap())
     ///     .run("Read three pages.")
     ///     .await?;
-    /// assert!(outcome.compacted.times >= 1);
+    /// assert_eq!(outcome.compacted.times, 1);
+    /// assert!(model.requests().iter().all(|seen| seen.body().to_string().len() < 4 * 5_000));
     /// # Ok(())
     /// # }
     /// ```

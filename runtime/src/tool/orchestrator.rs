@@ -172,6 +172,40 @@ impl Orchestrator {
         self
     }
 
+    /// Keeps each run's conversation within `tokens` (`context = 32000`), compacting it to half
+    /// of that when a request would pass it: see [`Orchestration::context`](crate::Orchestration::context)
+    /// and the [`context`](crate::context) module.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use std::num::NonZeroU64;
+    ///
+    /// use ladoga::{Model, Orchestrator};
+    /// use neva::{di::Dc, prelude::*};
+    ///
+    /// #[tool(descr = "Researches a question over many pages")]
+    /// async fn research(ctx: Context, model: Dc<Model>, question: String) -> Result<String, Error> {
+    ///     Orchestrator::new()
+    ///         .context(NonZeroU64::new(32_000).unwrap())
+    ///         .answer(&ctx, &*model, question)
+    ///         .await
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub fn context(mut self, tokens: std::num::NonZeroU64) -> Self {
+        self.settings.context = Some(tokens);
+        self
+    }
+
+    /// The model that writes the summaries when a run's conversation is compacted
+    /// ([`Self::context`]), instead of the run's own (`compact_model = Type` resolves it from
+    /// neva's DI, like `model`): see
+    /// [`Orchestration::compact_model`](crate::Orchestration::compact_model).
+    pub fn compact_model<C: CompletionModel + 'static>(mut self, model: Arc<C>) -> Self {
+        self.settings.compact_model = Some(crate::context::CompactModel::new(model));
+        self
+    }
+
     /// Reports progress to the MCP caller's progress token, if its request carried one: see
     /// [`Orchestration::progress`](crate::Orchestration::progress).
     pub fn progress(mut self, token: Option<ProgressToken>) -> Self {
