@@ -181,7 +181,10 @@ async fn a_choice_among_values_is_the_forms_enum_and_the_chosen_value_the_result
 
     assert_eq!(text(&result), "Told: Friday");
     let shown = person.shown();
-    assert_eq!(answer_field(&shown[0])["enum"], json!(["Thursday", "Friday"]));
+    assert_eq!(
+        answer_field(&shown[0])["enum"],
+        json!(["Thursday", "Friday"])
+    );
     let asked = &report(&result)["questions"][0];
     assert_eq!(asked["choices"], json!(["Thursday", "Friday"]));
     assert_eq!(asked["answer"], "Friday");

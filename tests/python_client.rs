@@ -1,6 +1,7 @@
 //! The `board` example driven by the official MCP Python SDK (`mcp` 2.3.0, protocol
 //! negotiation `auto`) over Streamable HTTP and over stdio, with the scripted model behind
-//! real HTTP: the tools, `plan_week`'s answer, and its progress and log notifications.
+//! real HTTP: the tools, `plan_week`'s answer, and its progress and log notifications; and the
+//! model's question (`ask = true`) answered through the SDK's elicitation callback with a form.
 //!
 //! Ignored by a plain `cargo test`, since it needs the SDK: `scripts/test` installs it with
 //! `scripts/peers install` and runs these with `--ignored`, the venv's interpreter in
@@ -8,9 +9,17 @@
 
 mod common;
 
-use common::{board_over_http, peer};
-use serde_json::Value;
+use common::{Server, board_over_http, peer};
+use ladoga::orchestrator;
+use ladoga::testing::{Reply, ScriptedModel};
+use serde_json::{Value, json};
 use tokio::process::Command;
+
+/// Plans, asking its caller's person what it must not guess.
+#[orchestrator(ask = true)]
+async fn planner(task: String) -> String {
+    task
+}
 
 const CLIENT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -108,4 +117,42 @@ async fn the_python_sdks_elicitation_callback_declines_and_clear_board_never_run
         );
         assert_eq!(requests.len(), 2, "{answer}: each turn was asked for once");
     }
+}
+
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn the_python_sdks_elicitation_callback_answers_ask_caller_with_a_form() {
+    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().first() {
+        None => Reply::call(
+            "ask_caller",
+            json!({"question": "Which day should the release move to?", "choices": ["Thursday", "Friday"]}),
+        ),
+        Some((_, result)) => Reply::text(format!("Moved to {result}.")),
+    });
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(neva::App::new().add_singleton(model.model())).await;
+    let url = format!("http://{}/mcp", server.addr);
+    let python = std::env::var("LADOGA_PYTHON")
+        .expect("LADOGA_PYTHON names a Python with the MCP SDK (see scripts/test)");
+    let mut client = Command::new(python);
+    client
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/peers/python_ask.py"
+        ))
+        .args([url.as_str(), "planner"]);
+    let line = peer::run(client).await;
+
+    assert_eq!(line["is_error"], false, "{line}");
+    assert_eq!(line["text"], "Moved to Friday.", "{line}");
+    let shown = line["shown"].as_array().expect("forms");
+    assert_eq!(shown.len(), 1, "asked once: {line}");
+    assert_eq!(shown[0]["message"], "Which day should the release move to?");
+    let field = &shown[0]["requestedSchema"]["properties"]["answer"];
+    assert_eq!(field["enum"], json!(["Thursday", "Friday"]), "{line}");
+    assert_eq!(line["report"]["questions"][0]["answer"], "Friday", "{line}");
+    let requests = script.requests();
+    assert_eq!(requests.len(), 2, "each turn was asked for once");
+    assert_eq!(requests[1].tool_results()[0].1, "Friday");
+    server.stop().await;
 }
