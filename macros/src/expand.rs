@@ -98,6 +98,14 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
                 #private::with(__ladoga_orchestrator, #resolve(&__ladoga_ctx)?);
         }
     });
+    // The summaries' model is resolved like the model, the call spanned on its type.
+    let compact_model = args.compact_model.as_ref().map(|ty| {
+        let resolve = quote_spanned! { ty.span() => #private::compact_model::<#ty> };
+        quote! {
+            let __ladoga_orchestrator =
+                __ladoga_orchestrator.compact_model(#resolve(&__ladoga_ctx)?);
+        }
+    });
     let agent = name.to_string();
     let mut inner = function.clone();
     inner.attrs.retain(|attr| !attr.path().is_ident("doc"));
@@ -121,6 +129,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
             .task(__ladoga_task)
             .progress(__ladoga_progress);
         #(#with)*
+        #compact_model
         let __ladoga_brief = #brief;
         let __ladoga_model = #erase(&*__ladoga_model);
     };
@@ -244,6 +253,12 @@ fn settings(args: &Args) -> TokenStream {
     }
     if args.ask {
         calls.extend(quote! { .ask(true) });
+    }
+    if let Some(context) = &args.context {
+        let value = context.value.get() as u64;
+        calls.extend(
+            quote_spanned! { context.span => .context(const { #private::tokens(#value) }) },
+        );
     }
     if let Some(timeout) = &args.call_timeout {
         let millis = timeout.millis;
@@ -406,6 +421,30 @@ mod tests {
         .to_string();
         assert!(out.contains("`{status}` is no parameter"), "{out}");
         assert!(out.contains("it has `focus`"), "{out}");
+    }
+
+    #[test]
+    fn context_and_compact_model_are_builder_calls() {
+        let out = orchestrator(
+            quote! { context = 20000, compact_model = SmallModel },
+            quote! { async fn plan(focus: String) -> String { focus } },
+        )
+        .to_string();
+        assert!(
+            out.contains(". context (const { :: ladoga :: __private :: tokens (20000u64) })"),
+            "{out}"
+        );
+        assert!(
+            out.contains("compact_model :: < SmallModel > (& __ladoga_ctx)"),
+            "{out}"
+        );
+
+        let alone = orchestrator(
+            quote! { compact_model = SmallModel },
+            quote! { async fn plan(focus: String) -> String { focus } },
+        )
+        .to_string();
+        assert!(alone.contains("add `context = 32000`"), "{alone}");
     }
 
     #[test]

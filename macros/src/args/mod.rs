@@ -57,11 +57,15 @@ pub(crate) struct Args {
     /// The least time between two streamed lines; `None`: the answer does not stream.
     pub(crate) stream: Option<Timeout>,
     pub(crate) budget: Option<Bound>,
+    /// The most tokens a request may be: past it the conversation is compacted.
+    pub(crate) context: Option<Bound>,
     pub(crate) repeat: Option<Bound>,
     pub(crate) max_result: Option<Bound>,
     pub(crate) output: Option<Type>,
     pub(crate) retries: Option<LitInt>,
     pub(crate) model: Option<Type>,
+    /// The model that writes the summaries of compaction, from neva's DI container.
+    pub(crate) compact_model: Option<Type>,
     /// Toolboxes from neva's DI container offered beside the server's tools.
     pub(crate) with: Vec<Type>,
     /// The calls the caller must approve.

@@ -125,6 +125,11 @@ pub(super) const ARGS: &[Spec] = &[
         take: Take::Value(|args, value, spec, errors| args.budget = bound(value, spec, errors)),
     },
     Spec {
+        name: "context",
+        example: "`context = 32000`",
+        take: Take::Value(|args, value, spec, errors| args.context = bound(value, spec, errors)),
+    },
+    Spec {
         name: "repeat",
         example: "`repeat = 3`",
         take: Take::Value(|args, value, spec, errors| args.repeat = repeat(value, spec, errors)),
@@ -148,6 +153,11 @@ pub(super) const ARGS: &[Spec] = &[
         name: "model",
         example: "`model = MyModel`",
         take: Take::Type(|args, ty| args.model = Some(ty)),
+    },
+    Spec {
+        name: "compact_model",
+        example: "`compact_model = SmallModel`",
+        take: Take::Type(|args, ty| args.compact_model = Some(ty)),
     },
     Spec {
         name: "with",

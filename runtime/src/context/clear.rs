@@ -17,7 +17,10 @@ pub(crate) struct Cleared {
 
 /// The note a cleared result becomes: `[add_task's result, 12,345 characters, cleared]`.
 pub(crate) fn note(tool: &str, characters: usize) -> String {
-    format!("[{tool}'s result, {} characters, cleared]", thousands(characters))
+    format!(
+        "[{tool}'s result, {} characters, cleared]",
+        thousands(characters)
+    )
 }
 
 /// Replaces the results in `messages`, oldest first, by their notes until `enough` tokens are
@@ -64,7 +67,9 @@ pub(crate) fn oldest(messages: &mut [Message], enough: u64) -> Cleared {
 
 /// Whether `content` is a result already cleared.
 fn is_note(content: &str) -> bool {
-    content.starts_with('[') && content.ends_with(" characters, cleared]") && !content.contains('\n')
+    content.starts_with('[')
+        && content.ends_with(" characters, cleared]")
+        && !content.contains('\n')
 }
 
 /// `12345` as `12,345`.
@@ -118,12 +123,19 @@ mod tests {
         let cleared = oldest(&mut messages, 1_100);
         assert_eq!(cleared.results, 2);
         assert!(cleared.tokens >= 1_100);
-        assert_eq!(messages.len(), before, "every call and result keeps its place");
+        assert_eq!(
+            messages.len(),
+            before,
+            "every call and result keeps its place"
+        );
         let content = |at: usize| match &messages[at].parts[0] {
             Part::ToolResult(result) => result.content.clone(),
             other => panic!("a result, not {other:?}"),
         };
-        assert_eq!(content(2), "[list_tasks's result, 4,000 characters, cleared]");
+        assert_eq!(
+            content(2),
+            "[list_tasks's result, 4,000 characters, cleared]"
+        );
         assert_eq!(content(4), "[add_task's result, 4,000 characters, cleared]");
         assert_eq!(content(6), "c".repeat(4_000));
     }

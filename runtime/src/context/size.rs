@@ -36,9 +36,13 @@ fn part_tokens(part: &Part) -> u64 {
         Part::Text(text) => estimate_tokens(text),
         Part::Reasoning(reasoning) => estimate_tokens(&reasoning.text),
         Part::ToolCall(call) => {
-            estimate_tokens(&call.id) + estimate_tokens(&call.name) + estimate_tokens(&call.arguments)
+            estimate_tokens(&call.id)
+                + estimate_tokens(&call.name)
+                + estimate_tokens(&call.arguments)
         }
-        Part::ToolResult(result) => estimate_tokens(&result.call_id) + estimate_tokens(&result.content),
+        Part::ToolResult(result) => {
+            estimate_tokens(&result.call_id) + estimate_tokens(&result.content)
+        }
         Part::File(file) => {
             let bytes = match (&file.source, file.escaped_len) {
                 (_, Some(escaped)) => escaped,

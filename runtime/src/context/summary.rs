@@ -6,7 +6,8 @@ use svir::{Message, Part, Request, Role, ToolChoice};
 use crate::context::size::message_tokens;
 
 /// What the summary message opens with, so the model, and a later summary, read it as one.
-pub const SUMMARY_HEADING: &str = "[The earlier turns of this conversation, summarised to keep it within its context]";
+pub const SUMMARY_HEADING: &str =
+    "[The earlier turns of this conversation, summarised to keep it within its context]";
 
 /// The summariser's instructions.
 const INSTRUCTIONS: &str = "You summarise the earlier part of an agent's work so that it can \
@@ -47,9 +48,8 @@ pub(crate) fn transcript(messages: &[Message]) -> String {
 /// The request for the summary of `turns`, the task they worked on being `task`: no tool
 /// offered, at most `max_tokens` written.
 pub(crate) fn request(model: &str, task: &str, turns: &str, max_tokens: u64) -> Request {
-    let ask = format!(
-        "The task:\n{task}\n\nThe turns to summarise:\n{turns}\nSummarise these turns."
-    );
+    let ask =
+        format!("The task:\n{task}\n\nThe turns to summarise:\n{turns}\nSummarise these turns.");
     Request::new(model)
         .system(INSTRUCTIONS)
         .user(ask)
@@ -78,9 +78,7 @@ pub(crate) fn message(summary: &str) -> Message {
 /// is at most `room` tokens, and never past the last answer, whose results the model has not
 /// read yet. `None` when there is no turn before the last to summarise.
 pub(crate) fn cut(messages: &[Message], from: usize, room: u64) -> Option<usize> {
-    let answers = || {
-        (from + 1..messages.len()).filter(|&at| messages[at].role == Role::Assistant)
-    };
+    let answers = || (from + 1..messages.len()).filter(|&at| messages[at].role == Role::Assistant);
     if messages[from..].iter().map(message_tokens).sum::<u64>() <= room {
         return None; // it all fits
     }
@@ -111,8 +109,11 @@ mod tests {
     fn turn(request: Request, at: usize, result: &str) -> Request {
         let mut done = Completion::new(FinishReason::ToolCalls);
         done.text = format!("Step {at}.");
-        done.calls
-            .push(ToolCall::new(format!("c{at}"), "add_task", r#"{"title":"x"}"#));
+        done.calls.push(ToolCall::new(
+            format!("c{at}"),
+            "add_task",
+            r#"{"title":"x"}"#,
+        ));
         request
             .assistant(done)
             .tool_results([ToolResult::new(format!("c{at}"), result)])
