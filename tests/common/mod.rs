@@ -59,6 +59,32 @@ impl Server {
         }
     }
 
+    /// Runs `app` as [`Server::start`] does, taking only requests with an HS256 bearer token
+    /// signed with `secret` (see `auth::token`).
+    pub async fn start_guarded(app: App, secret: &'static str) -> Self {
+        let addr = free_addr();
+        let app = app.without_greeting().with_options(|opt| {
+            opt.with_http(|http| {
+                http.bind(addr.to_string())
+                    .with_endpoint("/mcp")
+                    .with_auth(|config| {
+                        config
+                            .set_decoding_key(secret.as_bytes())
+                            .with_alg(neva::auth::Algorithm::HS256)
+                    })
+            })
+            .with_timeout(Duration::from_secs(60))
+        });
+        let (app, shutdown) = app.with_shutdown();
+        let task = tokio::spawn(app.run());
+        wait_for(addr).await;
+        Self {
+            addr,
+            shutdown,
+            task,
+        }
+    }
+
     /// An MCP client connected over Streamable HTTP.
     pub async fn client(&self) -> Client {
         connect(self.addr).await

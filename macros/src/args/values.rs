@@ -133,3 +133,31 @@ pub(super) fn policy(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<I
         None
     }
 }
+
+/// Which conversation a call goes on with, as `session = …` names it.
+pub(crate) enum SessionArg {
+    /// `session = true`: the one whose id the call passes.
+    ById(Span),
+    /// `session = caller`: the caller's own.
+    PerCaller(Span),
+}
+
+/// `session = true`, `false` or `caller`; `None` for `false` or a wrong value.
+pub(super) fn session(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<SessionArg> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(flag),
+            ..
+        }) => flag.value.then(|| SessionArg::ById(flag.span)),
+        Expr::Path(path) if path.path.is_ident("caller") => {
+            Some(SessionArg::PerCaller(path.path.segments[0].ident.span()))
+        }
+        _ => {
+            errors.at(
+                value,
+                format!("expected `true`, `false` or `caller`: {}", spec.example),
+            );
+            None
+        }
+    }
+}

@@ -82,6 +82,7 @@ where
         loop {
             let error = match serde_json::from_str(&done.text) {
                 Ok(value) => {
+                    self.leave(&run.request, Some(&done)); // sessions
                     let outcome =
                         self.finished(done, run.answered_by, run.turns, run.usage.get(), stop);
                     return Ok((value, outcome.approved(run.approvals)));

@@ -61,7 +61,10 @@ impl Lease {
         runs: Runs,
         asked: Asked<'_>,
     ) -> Result<Self, RunError> {
-        let principal = principal::of(ctx);
+        let principal = match asked.session {
+            Session::PerCaller => principal::caller(ctx),
+            Session::ById => principal::of(ctx),
+        };
         let (id, continuing) = match (asked.session, asked.id) {
             (Session::PerCaller, _) => {
                 let Some(principal) = &principal else {
@@ -86,7 +89,13 @@ impl Lease {
         lease.lock(asked.wait, run_lock).await?;
         if continuing && !asked.resuming {
             match lease.load().await {
-                Ok(history) => *lease.history.lock().expect("not poisoned") = Some(history),
+                Ok(Some(history)) => *lease.history.lock().expect("not poisoned") = Some(history),
+                // A caller's first call starts its conversation.
+                Ok(None) if asked.session == Session::PerCaller => {}
+                Ok(None) => {
+                    lease.unlock().await;
+                    return Err(RunError::SessionUnknown);
+                }
                 Err(error) => {
                     lease.unlock().await;
                     return Err(error);
@@ -103,7 +112,11 @@ impl Lease {
 
     /// The earlier conversation, once: the run goes on from it.
     pub(crate) fn history(&self) -> Vec<Message> {
-        self.history.lock().expect("not poisoned").take().unwrap_or_default()
+        self.history
+            .lock()
+            .expect("not poisoned")
+            .take()
+            .unwrap_or_default()
     }
 
     /// Notes the conversation the run leaves, kept when the call ends.
@@ -172,9 +185,9 @@ impl Lease {
         }
     }
 
-    /// The session's conversation, if it is there and this caller's; put back at once, so a
-    /// replica that dies in the run loses nothing of it.
-    async fn load(&self) -> Result<Vec<Message>, RunError> {
+    /// The session's conversation, if it is there (`None` if not); refused if it is not this
+    /// caller's. Put back at once, so a replica that dies in the run loses nothing of it.
+    async fn load(&self) -> Result<Option<Vec<Message>>, RunError> {
         let store = self.runs.store();
         let sealed = store.take(&self.key).await.map_err(|error| {
             metrics::store_failed("take");
@@ -182,7 +195,7 @@ impl Lease {
             RunError::SessionStore
         })?;
         let Some(sealed) = sealed else {
-            return Err(RunError::SessionUnknown);
+            return Ok(None);
         };
         let kept = self
             .runs
@@ -203,14 +216,15 @@ impl Lease {
             tracing::warn!(target: "ladoga", "a call names another caller's session: refused");
             return Err(RunError::SessionUnknown);
         }
-        Ok(kept.messages)
+        Ok(Some(kept.messages))
     }
 
     /// Keeps `messages` as the session's conversation for its time to live.
     async fn keep(&self, messages: Vec<Message>) -> Result<(), RunError> {
         let kept = Kept::new(self.principal.clone(), messages);
         let bytes = serde_json::to_vec(&kept).map_err(|_| RunError::SessionStore)?;
-        let sealed = (self.runs.seal().seal(&self.key, &bytes)).map_err(|_| RunError::SessionStore)?;
+        let sealed =
+            (self.runs.seal().seal(&self.key, &bytes)).map_err(|_| RunError::SessionStore)?;
         self.runs
             .store()
             .put(&self.key, sealed, self.ttl)

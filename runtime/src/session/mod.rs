@@ -11,8 +11,9 @@
 //!   block and `structuredContent` stay as they are without sessions), and in the report under
 //!   `session`. A call that passes it goes on from that conversation.
 //! - [`Session::PerCaller`] keeps one conversation per caller and tool, with no id to pass: the
-//!   caller is the token's issuer and subject (`iss`, `sub`); a caller with no token, the MCP
-//!   session (`Mcp-Session-Id`) if there is one. A call with neither is refused.
+//!   caller is the token's issuer and subject (`iss`, `sub`); under `legacy-spec`, a caller
+//!   with no token is its MCP session (`Mcp-Session-Id`). MCP 2026-07-28 has no session, so
+//!   there a call with no token is refused ([`RunError::NoCaller`](crate::RunError::NoCaller)).
 //!
 //! A session is kept in the server's [`Runs`](crate::store::Runs) (in the process by default,
 //! in Redis with `RedisStore`, so any replica continues it), sealed like a paused run and bound

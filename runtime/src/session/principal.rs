@@ -2,14 +2,27 @@
 
 use sha2::{Digest, Sha256};
 
-/// The caller of `ctx`'s call: its token's issuer and subject, else its MCP session, else none.
+/// The caller of `ctx`'s call who owns what it starts: its token's issuer and subject, if its
+/// call carries a token.
 pub(super) fn of(ctx: &neva::Context) -> Option<String> {
-    if let Some(subject) = ctx.claims().and_then(|claims| claims.subject()) {
-        // A subject is unique within its issuer only.
-        let issuer = ctx.claims().and_then(|claims| claims.issuer()).unwrap_or("");
-        return Some(format!("token:{issuer}\u{0}{subject}"));
+    let claims = ctx.claims()?;
+    // A subject is unique within its issuer only.
+    let subject = claims.subject()?;
+    Some(format!(
+        "token:{}\u{0}{subject}",
+        claims.issuer().unwrap_or("")
+    ))
+}
+
+/// The caller `ctx`'s call comes from, for a conversation per caller: its token's issuer and
+/// subject, else, under `legacy-spec`, its MCP session (`Mcp-Session-Id`); MCP 2026-07-28 has
+/// no session to tell a caller by.
+pub(super) fn caller(ctx: &neva::Context) -> Option<String> {
+    #[cfg(feature = "legacy-spec")]
+    if ctx.claims().is_none() {
+        return ctx.session_id.map(|id| format!("mcp-session:{id}"));
     }
-    ctx.session_id.map(|id| format!("mcp-session:{id}"))
+    of(ctx)
 }
 
 /// The key of `principal`'s one conversation: a digest, so no store key spells who it is.

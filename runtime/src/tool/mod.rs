@@ -7,6 +7,7 @@ mod briefing;
 mod elicitation;
 mod orchestrator;
 mod prepare;
+mod session;
 
 pub use self::answer::{Output, Report, Typed, answer};
 pub(crate) use self::briefing::Briefing;

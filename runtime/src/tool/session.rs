@@ -32,7 +32,9 @@ impl Orchestrator {
             wait: self.session_wait,
             run_timeout: self.settings.limits.timeout,
         };
-        Ok(Some(Box::new(Box::pin(Lease::open(ctx, runs, asked)).await?)))
+        Ok(Some(Box::new(
+            Box::pin(Lease::open(ctx, runs, asked)).await?,
+        )))
     }
 }
 

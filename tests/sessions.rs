@@ -1,0 +1,448 @@
+//! Sessions through the real MCP path: a neva server, its client, and the scripted model behind
+//! real HTTP. A call without `session` starts a conversation and names its id; a call with it
+//! goes on from it; a session is its caller's, lives for its time to live, and has one writer at
+//! a time. `session = caller` keeps one conversation per caller.
+
+mod common;
+
+use std::time::Duration;
+
+use common::auth::{client_with, now, token};
+use common::{Server, text};
+use ladoga::testing::{Reply, ScriptedModel, SeenRequest};
+use ladoga::{Model, Orchestrator, REPORT_KEY, Session, orchestrator};
+use neva::di::Dc;
+use neva::prelude::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The secret the guarded servers of this file check tokens with.
+const SECRET: &str = "a secret for the session tests, 42 bytes..";
+
+#[tool(descr = "Notes a fact down")]
+async fn note(fact: String) -> String {
+    format!("noted: {fact}")
+}
+
+/// Talks it over.
+#[orchestrator(session = true)]
+async fn chat(say: String) -> String {
+    say
+}
+
+/// Talks it over, forgetting a minute after.
+#[orchestrator(session = true, session_ttl = "1s")]
+async fn brief_chat(say: String) -> String {
+    say
+}
+
+/// Talks it over with each caller, one conversation each.
+#[orchestrator(session = caller)]
+async fn companion(say: String) -> String {
+    say
+}
+
+/// A sum.
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Sum {
+    /// The total.
+    total: i64,
+}
+
+/// Adds up, and goes on adding.
+#[orchestrator(session = true, output = Sum)]
+async fn tally(numbers: String) -> String {
+    format!("Add {numbers}.")
+}
+
+/// Talks it over, waiting a fifth of a second at most for another call on its session: the
+/// answer, then the session's id on a line of its own.
+#[tool(descr = "Talks it over, impatiently")]
+async fn impatient(
+    ctx: Context,
+    model: Dc<Model>,
+    say: String,
+    session: Option<String>,
+) -> Result<String, Error> {
+    let outcome = Orchestrator::new()
+        .name("impatient")
+        .session(Session::ById)
+        .continuing(session)
+        .session_wait(Duration::from_millis(200))
+        .run(&ctx, &*model, say)
+        .await
+        .map_err(|error| Error::new(ErrorCode::InternalError, error.to_string()))?;
+    Ok(format!(
+        "{}\n{}",
+        outcome.text,
+        outcome.session.unwrap_or_default()
+    ))
+}
+
+/// `impatient`'s answer and session id.
+fn impatiently(result: &CallToolResponse) -> (String, String) {
+    let text = answer(result);
+    let (said, id) = text
+        .rsplit_once('\n')
+        .unwrap_or_else(|| panic!("{result:?}"));
+    (said.to_owned(), id.to_owned())
+}
+
+/// Runs the tests of this file one at a time: each reads its model's requests in order.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The session id a result names, in its report; and that its last block names the same.
+fn session_of(result: &CallToolResponse) -> String {
+    let block = serde_json::to_value(&result.content[0]).unwrap();
+    let id = block["_meta"][REPORT_KEY]["session"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a session in the report: {result:?}"))
+        .to_owned();
+    let told = result
+        .content
+        .last()
+        .and_then(|last| last.as_text())
+        .unwrap();
+    assert!(
+        told.text.contains(&format!("\"session\": \"{id}\"")),
+        "{told:?}"
+    );
+    id
+}
+
+/// The text of the answer: the first block.
+fn answer(result: &CallToolResponse) -> String {
+    result.content[0].as_text().unwrap().text.clone()
+}
+
+/// The texts of the user and assistant messages `request` sent, in order.
+fn said(request: &SeenRequest) -> Vec<String> {
+    request
+        .messages()
+        .iter()
+        .filter(|message| message["role"] != "tool")
+        .map(|message| match &message["content"] {
+            Value::String(text) => text.clone(),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+async fn call(
+    client: &mut Client,
+    tool: &str,
+    say: &str,
+    session: Option<&str>,
+) -> CallToolResponse {
+    let mut args = vec![("say", say.to_owned())];
+    if let Some(session) = session {
+        args.push(("session", session.to_owned()));
+    }
+    client
+        .tools()
+        .call(tool, args)
+        .await
+        .expect("the call answers")
+}
+
+#[tokio::test]
+async fn a_session_goes_on_over_three_calls_and_the_model_sees_the_whole_conversation() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = ScriptedModel::new([
+        Reply::call("note", json!({"fact": "the release is on Tuesday"})),
+        Reply::text("Planned around Tuesday."),
+        Reply::text("Moved to Thursday."),
+        Reply::text("Thursday it is, with the note."),
+        Reply::text("Something else, then."),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(App::new().add_singleton(model.model())).await;
+    let mut client = server.client().await;
+
+    let listed = client.tools().list_all().await.unwrap();
+    let chat = listed.iter().find(|tool| tool.name == "chat").unwrap();
+    let schema = serde_json::to_value(&chat.input_schema).unwrap();
+    assert_eq!(
+        schema["properties"]["session"]["type"], "string",
+        "{schema}"
+    );
+    assert!(
+        !schema["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|name| name == "session"),
+        "`session` is optional: {schema}"
+    );
+    assert!(
+        chat.descr
+            .as_deref()
+            .unwrap_or_default()
+            .contains("`session`")
+    );
+
+    let first = call(&mut client, "chat", "Plan the release.", None).await;
+    assert!(!first.is_error, "{first:?}");
+    assert_eq!(answer(&first), "Planned around Tuesday.");
+    let id = session_of(&first);
+
+    let second = call(&mut client, "chat", "Move it to Thursday.", Some(&id)).await;
+    assert_eq!(answer(&second), "Moved to Thursday.", "{second:?}");
+    assert_eq!(session_of(&second), id, "the same session goes on");
+    let third = call(&mut client, "chat", "And the note?", Some(&id)).await;
+    assert_eq!(
+        answer(&third),
+        "Thursday it is, with the note.",
+        "{third:?}"
+    );
+
+    let requests = script.requests();
+    assert_eq!(requests.len(), 4);
+    let last = &requests[3];
+    assert_eq!(
+        said(last),
+        [
+            "Plan the release.",
+            "",
+            "Planned around Tuesday.",
+            "Move it to Thursday.",
+            "Moved to Thursday.",
+            "And the note?",
+        ],
+        "{:?}",
+        last.messages()
+    );
+    assert_eq!(
+        last.tool_results()[0].1,
+        "noted: the release is on Tuesday",
+        "the earlier call's tool result goes on too"
+    );
+    // A call without the id starts afresh.
+    let fresh = call(&mut client, "chat", "Something else.", None).await;
+    assert_ne!(session_of(&fresh), id);
+    assert_eq!(said(&script.requests()[4]), ["Something else."]);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_typed_answer_keeps_its_structured_content_and_its_json_block() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = ScriptedModel::new([
+        Reply::text(r#"{"total": 5}"#),
+        Reply::text(r#"{"total": 9}"#),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(App::new().add_singleton(model.model())).await;
+    let client = server.client().await;
+
+    let first = client
+        .tools()
+        .call("tally", [("numbers", "2 and 3")])
+        .await
+        .unwrap();
+    assert_eq!(first.struct_content, Some(json!({"total": 5})), "{first:?}");
+    assert_eq!(
+        answer(&first),
+        r#"{"total":5}"#,
+        "the first block is the JSON"
+    );
+    let id = session_of(&first);
+    let second = client
+        .tools()
+        .call(
+            "tally",
+            [("numbers", "and 4 more"), ("session", id.as_str())],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        second.struct_content,
+        Some(json!({"total": 9})),
+        "{second:?}"
+    );
+    let seen = said(&script.requests()[1]);
+    assert_eq!(seen, ["Add 2 and 3.", r#"{"total": 5}"#, "Add and 4 more."]);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn another_callers_session_an_unknown_one_and_an_expired_one_are_refused_alike() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = ScriptedModel::from_fn(|_| Reply::text("Fine."));
+    let model = script.serve().await.expect("serves");
+    let server = Server::start_guarded(App::new().add_singleton(model.model()), SECRET).await;
+    let as_caller = |sub: &str| token(SECRET, json!({"sub": sub, "exp": now() + 3600}));
+    let mut alice = client_with(server.addr, Some(&as_caller("alice")));
+    alice.connect().await.unwrap();
+    let mut bob = client_with(server.addr, Some(&as_caller("bob")));
+    bob.connect().await.unwrap();
+
+    let started = call(&mut alice, "chat", "Mine.", None).await;
+    let id = session_of(&started);
+    let asked = script.requests().len();
+
+    let foreign = call(&mut bob, "chat", "Let me in.", Some(&id)).await;
+    assert!(foreign.is_error, "{foreign:?}");
+    let unknown = call(&mut bob, "chat", "Let me in.", Some("0123456789abcdef")).await;
+    assert!(unknown.is_error, "{unknown:?}");
+    assert_eq!(
+        text(&foreign),
+        text(&unknown),
+        "nothing tells whether it exists"
+    );
+    assert!(
+        text(&foreign).contains("no session with that id"),
+        "{}",
+        text(&foreign)
+    );
+    assert_eq!(script.requests().len(), asked, "no model was asked");
+
+    // Its owner still goes on with it, untouched by the refusal.
+    let again = call(&mut alice, "chat", "Still mine.", Some(&id)).await;
+    assert!(!again.is_error, "{again:?}");
+    assert_eq!(
+        said(script.requests().last().unwrap()),
+        ["Mine.", "Fine.", "Still mine."]
+    );
+
+    let short = call(&mut alice, "brief_chat", "Quick.", None).await;
+    let short_id = session_of(&short);
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    let expired = call(&mut alice, "brief_chat", "Still there?", Some(&short_id)).await;
+    assert!(expired.is_error, "{expired:?}");
+    assert_eq!(text(&expired), text(&unknown));
+    // A session of one tool is not another's.
+    let elsewhere = call(&mut alice, "brief_chat", "Here?", Some(&id)).await;
+    assert_eq!(text(&elsewhere), text(&unknown));
+    drop((alice, bob));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn two_calls_on_one_session_go_one_after_the_other_never_both() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = ScriptedModel::new([
+        Reply::text("Started."),
+        Reply::text("Slow one.").after(Duration::from_millis(800)),
+        Reply::text("Second one."),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(App::new().add_singleton(model.model())).await;
+    let mut client = server.client().await;
+    let first = call(&mut client, "chat", "Start.", None).await;
+    let id = session_of(&first);
+
+    let mut other = server.client().await;
+    let (slow, waiting) = tokio::join!(
+        call(&mut client, "chat", "First of two.", Some(&id)),
+        async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            call(&mut other, "chat", "Second of two.", Some(&id)).await
+        }
+    );
+    assert_eq!(answer(&slow), "Slow one.", "{slow:?}");
+    assert_eq!(answer(&waiting), "Second one.", "{waiting:?}");
+    // The second went on from the first's conversation: it waited for it.
+    assert_eq!(
+        said(&script.requests()[2]),
+        [
+            "Start.",
+            "Started.",
+            "First of two.",
+            "Slow one.",
+            "Second of two."
+        ]
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_call_that_cannot_wait_for_its_session_is_refused_and_loses_nothing() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = ScriptedModel::new([
+        Reply::text("Begun."),
+        Reply::text("Slowly.").after(Duration::from_millis(1000)),
+        Reply::text("After it."),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(App::new().add_singleton(model.model())).await;
+    let client = server.client().await;
+    let begun = client
+        .tools()
+        .call("impatient", [("say", "Begin.")])
+        .await
+        .unwrap();
+    let (_, id) = impatiently(&begun);
+
+    let other = server.client().await;
+    let (slow, refused) = tokio::join!(
+        async {
+            client
+                .tools()
+                .call("impatient", [("say", "Slowly."), ("session", id.as_str())])
+                .await
+        },
+        async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            other
+                .tools()
+                .call("impatient", [("say", "Now!"), ("session", id.as_str())])
+                .await
+        }
+    );
+    let (slow, refused) = (slow.unwrap(), refused.unwrap());
+    assert_eq!(impatiently(&slow), ("Slowly.".to_owned(), id.clone()));
+    assert!(refused.is_error, "{refused:?}");
+    assert!(
+        text(&refused).contains("busy with another call"),
+        "{}",
+        text(&refused)
+    );
+    assert_eq!(
+        script.requests().len(),
+        2,
+        "the refused call asked no model"
+    );
+
+    let after = client
+        .tools()
+        .call("impatient", [("say", "Again."), ("session", id.as_str())])
+        .await
+        .unwrap();
+    assert_eq!(impatiently(&after).0, "After it.");
+    assert_eq!(
+        said(&script.requests()[2]),
+        ["Begin.", "Begun.", "Slowly.", "Slowly.", "Again."]
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_session_per_caller_needs_no_id_and_keeps_callers_apart() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = ScriptedModel::from_fn(|_| Reply::text("Mm."));
+    let model = script.serve().await.expect("serves");
+    let server = Server::start_guarded(App::new().add_singleton(model.model()), SECRET).await;
+    let as_caller = |sub: &str| token(SECRET, json!({"sub": sub, "exp": now() + 3600}));
+    let mut alice = client_with(server.addr, Some(&as_caller("alice")));
+    alice.connect().await.unwrap();
+    let mut bob = client_with(server.addr, Some(&as_caller("bob")));
+    bob.connect().await.unwrap();
+
+    let listed = alice.tools().list_all().await.unwrap();
+    let companion = listed.iter().find(|tool| tool.name == "companion").unwrap();
+    let schema = serde_json::to_value(&companion.input_schema).unwrap();
+    assert!(schema["properties"].get("session").is_none(), "{schema}");
+
+    let first = call(&mut alice, "companion", "I am Alice.", None).await;
+    assert_eq!(first.content.len(), 1, "no id to pass: {first:?}");
+    call(&mut bob, "companion", "I am Bob.", None).await;
+    call(&mut alice, "companion", "Who am I?", None).await;
+    let requests = script.requests();
+    assert_eq!(said(&requests[1]), ["I am Bob."]);
+    assert_eq!(said(&requests[2]), ["I am Alice.", "Mm.", "Who am I?"]);
+    drop((alice, bob));
+    server.stop().await;
+}
