@@ -26,6 +26,8 @@ enum Kind {
         status: u16,
         message: String,
         retry_after: Option<Duration>,
+        /// OpenAI's `error.code`, when the failure has one.
+        code: Option<&'static str>,
     },
 }
 
@@ -34,6 +36,7 @@ pub(crate) struct Failure<'a> {
     pub(crate) status: u16,
     pub(crate) message: &'a str,
     pub(crate) retry_after: Option<Duration>,
+    pub(crate) code: Option<&'static str>,
 }
 
 impl Reply {
@@ -64,6 +67,20 @@ impl Reply {
     /// Fails the request with HTTP `status` and an OpenAI error body carrying `message`.
     pub fn failure(status: u16, message: impl Into<String>) -> Self {
         Self::failing(status, message.into(), None)
+    }
+
+    /// Refuses the request for its length, as OpenAI does for a request past the model's
+    /// window: HTTP 400 with the error code `context_length_exceeded`, which svir reads as
+    /// `ErrorKind::ContextOverflow`.
+    pub fn context_length_exceeded() -> Self {
+        let message = "This model's maximum context length is 128000 tokens. However, your \
+                       messages resulted in 130412 tokens. Please reduce the length of the \
+                       messages.";
+        let mut reply = Self::failing(400, message.to_owned(), None);
+        if let Kind::Failure { code, .. } = &mut reply.kind {
+            *code = Some("context_length_exceeded");
+        }
+        reply
     }
 
     /// Refuses the request with HTTP 429, asking to retry after `delay` (`Retry-After`, in
@@ -124,6 +141,7 @@ impl Reply {
                 status,
                 message,
                 retry_after,
+                code: None,
             },
             usage: (0, 0),
             cut: false,
@@ -165,18 +183,29 @@ impl Reply {
                 status,
                 message,
                 retry_after,
+                code,
             } => Some(Failure {
                 status: *status,
                 message,
                 retry_after: *retry_after,
+                code: *code,
             }),
             Kind::Answer { .. } => None,
         }
     }
 
-    /// A failure's message as an OpenAI error body.
-    pub(crate) fn error_body(message: &str) -> String {
-        json!({"error": {"message": message, "type": "server_error"}}).to_string()
+    /// A failure's message, and its code if it has one, as an OpenAI error body.
+    pub(crate) fn error_body(message: &str, code: Option<&str>) -> String {
+        match code {
+            None => json!({"error": {"message": message, "type": "server_error"}}),
+            Some(code) => json!({"error": {
+                "message": message,
+                "type": "invalid_request_error",
+                "param": "messages",
+                "code": code,
+            }}),
+        }
+        .to_string()
     }
 
     /// The answer as a Chat Completions event stream; `turn` keeps call ids unique in a run.

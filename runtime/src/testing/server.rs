@@ -125,7 +125,7 @@ async fn answer(
             let mut response = respond(
                 status,
                 "application/json",
-                Reply::error_body(failure.message),
+                Reply::error_body(failure.message, failure.code),
             );
             if let Some(delay) = failure.retry_after {
                 let seconds = delay.as_secs_f64().ceil() as u64;

@@ -1,0 +1,242 @@
+//! A long run kept within its context (`context = 20000`) through the real MCP path and the
+//! scripted model over HTTP: fifty turns of 10 KB results, the notes and the summary the model
+//! reads, the prefix it shares between compactions, and a request refused for its length.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::{Server, text};
+use ladoga::context::{SUMMARY_HEADING, estimate_tokens};
+use ladoga::orchestrator;
+use ladoga::testing::{Reply, ScriptedModel, ScriptedServer, SeenRequest};
+use neva::prelude::*;
+use serde_json::{Value, json};
+
+const CONTEXT: u64 = 20_000;
+
+#[tool(descr = "Reads one page of the archive")]
+async fn read_page(page: u64) -> String {
+    let mut text = format!("Page {page}. ");
+    while text.len() < 10_000 {
+        text.push_str("The archive goes on about the release. ");
+    }
+    text.truncate(10_000);
+    text
+}
+
+/// Reads the archive within a bounded context.
+#[orchestrator(turns = 60, context = 20000)]
+async fn reader(task: String) -> String {
+    task
+}
+
+/// Whether `seen` is a request for a summary, not one of the run's turns.
+fn asks_for_summary(seen: &SeenRequest) -> bool {
+    seen.tool_names().is_empty()
+        && (seen.first_user_text()).is_some_and(|text| text.starts_with("The task:"))
+}
+
+/// The request's size in bytes, as it went on the wire.
+fn bytes(seen: &SeenRequest) -> usize {
+    seen.body().to_string().len()
+}
+
+/// `reply`, with the usage of a provider that counts a token every four bytes it reads.
+fn counted(reply: Reply, seen: &SeenRequest, written: usize) -> Reply {
+    reply.with_usage(bytes(seen) as u64 / 4, written as u64 / 4 + 8)
+}
+
+/// A model that reads `pages` pages, one a turn, thinking aloud for a kilobyte each time, then
+/// answers; it summarises when asked to. `refuse` says which of its turns it refuses for their
+/// length.
+fn reading(pages: usize, refuse: impl Fn(usize) -> bool + Send + Sync + 'static) -> ScriptedModel {
+    let turns = Arc::new(AtomicUsize::new(0));
+    let summaries = Arc::new(AtomicUsize::new(0));
+    ScriptedModel::from_fn(move |seen| {
+        if asks_for_summary(seen) {
+            let n = summaries.fetch_add(1, Ordering::SeqCst) + 1;
+            let summary = format!("SUMMARY-{n}: the pages read so far all speak of the release.");
+            return counted(Reply::text(&summary), seen, summary.len());
+        }
+        let turn = turns.fetch_add(1, Ordering::SeqCst) + 1;
+        if refuse(turn) {
+            return Reply::context_length_exceeded();
+        }
+        if turn > pages {
+            return counted(Reply::text("The archive is about the release."), seen, 40);
+        }
+        let thought = format!("Page {turn} next. {}", "I weigh what I read. ".repeat(50));
+        let call = Reply::call("read_page", json!({ "page": turn })).with_text(&thought);
+        counted(call, seen, thought.len() + 40)
+    })
+}
+
+async fn start(script: &ScriptedModel) -> (Server, ScriptedServer) {
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(App::new().add_singleton(model.model())).await;
+    (server, model)
+}
+
+async fn call(server: &Server) -> CallToolResponse {
+    let client = server.client().await;
+    (client.tools())
+        .call("reader", [("task", "Read the archive, page by page.")])
+        .await
+        .expect("tools/call")
+}
+
+/// The run's report in the result's `_meta`.
+fn report(result: &CallToolResponse) -> Value {
+    let meta = result.content[0].as_text().unwrap().meta.clone().unwrap();
+    meta[ladoga::REPORT_KEY].clone()
+}
+
+/// The text of every message of `seen`, in order, as the model read it.
+fn contents(seen: &SeenRequest) -> Vec<String> {
+    (seen.messages().iter())
+        .map(|message| message["content"].to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn fifty_turns_of_ten_kilobytes_stay_within_the_context() {
+    let script = reading(50, |_| false);
+    let (server, _model) = start(&script).await;
+
+    let result = call(&server).await;
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(text(&result), "The archive is about the release.");
+    let seen = script.requests();
+    let (summaries, turns): (Vec<_>, Vec<_>) = seen.iter().partition(|seen| asks_for_summary(seen));
+    assert_eq!(turns.len(), 51, "fifty pages read, then the answer");
+
+    // Every request is within the bound: by the run's own estimate of it, and by its size on
+    // the wire, four bytes a token (the counting of the scripted provider).
+    let largest = seen.iter().map(|seen| bytes(seen)).max().unwrap();
+    for request in &seen {
+        let body = request.body().to_string();
+        assert!(
+            estimate_tokens(&body) <= CONTEXT,
+            "{} tokens",
+            estimate_tokens(&body)
+        );
+        assert!(body.len() as u64 <= 4 * CONTEXT, "{} bytes", body.len());
+    }
+    // Without the bound, the last request would carry fifty results: half a megabyte.
+    assert!(largest < 80_000 && largest > 40_000, "{largest} bytes");
+
+    // The model read the notes of the cleared results, and the summary of the oldest turns.
+    let note = "[read_page's result, 10,000 characters, cleared]";
+    assert!(
+        turns
+            .iter()
+            .any(|seen| seen.tool_results().iter().any(|(_, result)| result == note)),
+        "a note was seen"
+    );
+    let summarised = turns.iter().position(|seen| {
+        (seen.messages().iter()).any(|message| {
+            message["role"] == "user"
+                && message["content"].as_str().is_some_and(|text| {
+                    text.starts_with(SUMMARY_HEADING) && text.contains("SUMMARY-1")
+                })
+        })
+    });
+    assert!(summarised.is_some(), "the summary was seen");
+    assert!(!summaries.is_empty(), "the oldest turns were summarised");
+    // The brief is never compacted: every request opens with the task.
+    for seen in &turns {
+        assert_eq!(
+            seen.first_user_text().as_deref(),
+            Some("Read the archive, page by page.")
+        );
+    }
+
+    // Between compactions each request only adds to the one before: the messages it shares
+    // with it are the same, byte for byte. A compaction changes them, and is reported.
+    let mut changed = 0;
+    for pair in turns.windows(2) {
+        let (before, after) = (contents(pair[0]), contents(pair[1]));
+        if !after.starts_with(&before) {
+            changed += 1;
+        }
+    }
+    let compacted = &report(&result)["compacted"];
+    assert_eq!(compacted["times"], json!(changed), "{compacted}");
+    assert!(
+        (3..=17).contains(&changed),
+        "{changed} compactions in 50 turns"
+    );
+    assert!(compacted["cleared"].as_u64().unwrap() >= 40, "{compacted}");
+    assert_eq!(
+        compacted["summaries"],
+        json!(summaries.len()),
+        "{compacted}"
+    );
+    assert!(
+        compacted["removed_tokens"].as_u64().unwrap() > 100_000,
+        "{compacted}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_request_refused_for_its_length_is_compacted_and_sent_once_more() {
+    // The fourth turn is refused, once.
+    let script = reading(4, |turn| turn == 4);
+    let (server, _model) = start(&script).await;
+
+    let result = call(&server).await;
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(text(&result), "The archive is about the release.");
+    let seen = script.requests();
+    let turns: Vec<_> = seen.iter().filter(|seen| !asks_for_summary(seen)).collect();
+    // Read three pages, refused, the same compacted and answered.
+    assert_eq!(turns.len(), 5);
+    let (refused, retried) = (turns[3], turns[4]);
+    assert!(
+        bytes(retried) * 2 <= bytes(refused),
+        "{} bytes, then {}",
+        bytes(refused),
+        bytes(retried)
+    );
+    let note = "[read_page's result, 10,000 characters, cleared]";
+    let results: Vec<_> = retried
+        .tool_results()
+        .into_iter()
+        .map(|(_, result)| result)
+        .collect();
+    assert_eq!(results[..2], [note, note], "the oldest two results cleared");
+    assert!(
+        results[2].starts_with("Page 3. "),
+        "the last one, still to be read, kept"
+    );
+    assert_eq!(report(&result)["compacted"]["times"], json!(1));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_second_refusal_is_a_clear_tool_error() {
+    let script = reading(3, |turn| turn >= 3);
+    let (server, _model) = start(&script).await;
+
+    let result = call(&server).await;
+    assert!(result.is_error, "{result:?}");
+    let told = text(&result);
+    assert!(
+        told.starts_with("the conversation does not fit in the model's context, even compacted"),
+        "{told}"
+    );
+    assert!(told.contains("give this tool a `context` bound"), "{told}");
+    let turns = script
+        .requests()
+        .into_iter()
+        .filter(|seen| !asks_for_summary(seen));
+    assert_eq!(
+        turns.count(),
+        4,
+        "refused once, and once more compacted: never a third time"
+    );
+    server.stop().await;
+}
