@@ -2,10 +2,9 @@
 //! deferred, and `search_tools` for those), the searches answered in place of the toolbox, and
 //! each tool found offered from the next request on.
 
-use std::borrow::Cow;
+use std::ops::Deref;
 
 use svir::{Completion, Tool, ToolCall, ToolResult, Toolbox};
-use tracing::Instrument;
 
 use crate::approval::ASK_CALLER;
 use crate::error::RunError;
@@ -14,6 +13,26 @@ use crate::observe::spans;
 use crate::run::Orchestration;
 use crate::run::state::Run;
 use crate::toolbox::{SEARCH_TOOLS, ToolIndex, search_answer, search_tool};
+
+/// A turn's answer as the approvals see it. Boxed when it is a copy: it lives across the
+/// gate's await, in every run's future.
+pub(super) enum Gated<'c> {
+    /// The answer itself: it makes no search.
+    Whole(&'c Completion),
+    /// A copy without its searches.
+    Without(Box<Completion>),
+}
+
+impl Deref for Gated<'_> {
+    type Target = Completion;
+
+    fn deref(&self) -> &Completion {
+        match self {
+            Self::Whole(done) => done,
+            Self::Without(done) => done,
+        }
+    }
+}
 
 impl<M, T> Orchestration<'_, M, T>
 where
@@ -53,14 +72,14 @@ where
 
     /// `done` as the approvals see it: without its searches, which read only the tools'
     /// descriptions and are never put to a person.
-    pub(super) fn gated<'c>(&self, done: &'c Completion) -> Cow<'c, Completion> {
+    pub(super) fn gated<'c>(&self, done: &'c Completion) -> Gated<'c> {
         let defer = &self.settings.defer;
         if !done.calls.iter().any(|call| defer.answers(call)) {
-            return Cow::Borrowed(done);
+            return Gated::Whole(done);
         }
         let mut gated = done.clone();
         gated.calls.retain(|call| !defer.answers(call));
-        Cow::Owned(gated)
+        Gated::Without(Box::new(gated))
     }
 
     /// Whether `call` is a search this run answers itself.
@@ -71,7 +90,7 @@ where
     /// The results of the turn's searches (its `calls` that are, and are not `refused`), in
     /// their order; each tool they found, and each deferred tool called by name before it was
     /// found, is offered from the next request on.
-    pub(super) async fn search(
+    pub(super) fn search(
         &self,
         calls: &[ToolCall],
         refused: &[ToolResult],
@@ -94,16 +113,16 @@ where
                     deferred.filter(|tool| defer.defers(&tool.name)).collect(),
                 ))
             });
-            let searched = async {
-                let (result, tools) = search_answer(index, call);
-                let names: Vec<_> = tools.iter().map(|tool| tool.name.as_str()).collect();
-                tracing::info!(target: "ladoga", of = index.len(), ?names, "searched the deferred tools");
-                run.progress
-                    .call_answered(run.turns, calls.len(), call, result.is_error);
-                found.extend(tools.into_iter().cloned());
-                result
-            };
-            results.push(searched.instrument(spans::tool(call)).await);
+            // A search awaits nothing: it runs in its span, in place.
+            let span = spans::tool(call);
+            let _entered = span.enter();
+            let (result, tools) = search_answer(index, call);
+            let names: Vec<_> = tools.iter().map(|tool| tool.name.as_str()).collect();
+            tracing::info!(target: "ladoga", of = index.len(), ?names, "searched the deferred tools");
+            run.progress
+                .call_answered(run.turns, calls.len(), call, result.is_error);
+            found.extend(tools.into_iter().cloned());
+            results.push(result);
         }
         // Called by name before it was found: it ran, and is offered from now on too.
         let offered = &run.request.tools;

@@ -162,7 +162,7 @@ where
             .instrument(spans::tool(call))
         }));
         let mut ran = run.usage.scope(ran).await.into_iter();
-        let mut searched = self.search(calls, refused, run).await.into_iter(); // tool search
+        let mut searched = self.search(calls, refused, run).into_iter(); // tool search
         let max = self.settings.limits.max_result;
         let results = calls.iter().map(|call| {
             let mut result = match refusal(call) {
