@@ -89,6 +89,17 @@ fn impatiently(result: &CallToolResponse) -> (String, String) {
     (said.to_owned(), id.to_owned())
 }
 
+#[tool(descr = "Wipes a board clean")]
+async fn wipe(board: String) -> String {
+    format!("wiped {board}")
+}
+
+/// Keeps boards, asking before it wipes one, and goes on with the conversation.
+#[orchestrator(session = true, approve = ["wipe"])]
+async fn tidy(say: String) -> String {
+    say
+}
+
 /// Runs the tests of this file one at a time: each reads its model's requests in order.
 static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
@@ -444,5 +455,36 @@ async fn a_session_per_caller_needs_no_id_and_keeps_callers_apart() {
     assert_eq!(said(&requests[1]), ["I am Bob."]);
     assert_eq!(said(&requests[2]), ["I am Alice.", "Mm.", "Who am I?"]);
     drop((alice, bob));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_session_goes_on_through_an_approval_and_keeps_its_id_across_the_rounds() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = ScriptedModel::new([
+        Reply::call("wipe", json!({"board": "a"})),
+        Reply::text("Board a is clean."),
+        Reply::text("You wiped board a."),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(App::new().add_singleton(model.model())).await;
+    let mut client = common::client_for(server.addr);
+    client.map_elicitation(|_: neva::types::elicitation::ElicitRequestParams| async {
+        neva::types::elicitation::ElicitResult::accept()
+    });
+    client.connect().await.expect("connects");
+
+    let first = call(&mut client, "tidy", "Wipe board a.", None).await;
+    assert_eq!(answer(&first), "Board a is clean.", "{first:?}");
+    let id = session_of(&first);
+    let second = call(&mut client, "tidy", "What did I do?", Some(&id)).await;
+    assert_eq!(answer(&second), "You wiped board a.", "{second:?}");
+    let last = script.requests().pop().unwrap();
+    assert_eq!(
+        said(&last),
+        ["Wipe board a.", "", "Board a is clean.", "What did I do?"]
+    );
+    assert_eq!(last.tool_results()[0].1, "wiped a");
+    drop(client);
     server.stop().await;
 }

@@ -81,6 +81,7 @@ async fn clear_board(board: Dc<Board>) -> Result<String, Error> {
     stream = true,
     with = [Remote],
     approve = destructive,
+    session = true,
     task_support = "optional"
 )]
 async fn plan_week(focus: String) -> String {

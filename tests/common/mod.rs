@@ -199,7 +199,8 @@ pub async fn wait_for(addr: SocketAddr) {
     panic!("nothing listens at {addr} after 30 s");
 }
 
-/// `plan_week`'s answer to `client` for the focus "the release", which must not be an error.
+/// `plan_week`'s answer to `client` for the focus "the release", which must not be an error:
+/// its first block, the answer (the second names the session it started).
 pub async fn plan_week(client: &Client) -> String {
     let result = client
         .tools()
@@ -207,7 +208,23 @@ pub async fn plan_week(client: &Client) -> String {
         .await
         .expect("tools/call");
     assert!(!result.is_error, "{result:?}");
-    text(&result)
+    answer(&result)
+}
+
+/// The answer in a result's text as a host joins its blocks: what comes before the block that
+/// names the session `plan_week` started (`session: …`).
+pub fn unsessioned(text: &str) -> &str {
+    text.split("\nsession: ").next().unwrap_or(text)
+}
+
+/// The answer of a tool result: its first block's text.
+pub fn answer(result: &CallToolResponse) -> String {
+    result
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+        .map(|text| text.text.clone())
+        .unwrap_or_default()
 }
 
 /// The text of a tool result, its blocks joined.

@@ -59,7 +59,10 @@ pub fn check(answer: &Value, script: &ScriptedModel) {
         ])
     );
     assert_eq!(answer["is_error"], json!(false), "{answer}");
-    assert_eq!(answer["text"], json!("Tag v1.0 is on the board."));
+    // The host reads every block: the answer, then the session it may go on with.
+    let text = answer["text"].as_str().unwrap_or_default();
+    assert_eq!(super::unsessioned(text), "Tag v1.0 is on the board.", "{answer}");
+    assert!(text.contains("\nsession: "), "the host sees the session: {answer}");
     let requests = script.requests();
     assert_eq!(requests.len(), 2);
     assert_eq!(requests[1].tool_results()[0].1, "Added task 1: Tag v1.0");

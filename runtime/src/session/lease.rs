@@ -24,6 +24,8 @@ pub(crate) struct Asked<'a> {
     pub(crate) session: Session,
     /// The id the call passed (`Session::ById`).
     pub(crate) id: Option<&'a str>,
+    /// The id a new session takes, if the call has one ready; else a new one.
+    pub(crate) minted: Option<&'a str>,
     /// The orchestrating tool: sessions of two tools keep apart.
     pub(crate) agent: &'a str,
     /// Who holds the lock: the run's id, the same in each round of a paused run.
@@ -73,7 +75,7 @@ impl Lease {
                 (principal::key(principal), true)
             }
             (Session::ById, Some(id)) => (id.to_owned(), true),
-            (Session::ById, None) => (new_id(), false),
+            (Session::ById, None) => (asked.minted.map_or_else(new_id, str::to_owned), false),
         };
         let lease = Self {
             runs,

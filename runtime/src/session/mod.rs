@@ -41,7 +41,7 @@
 
 mod kept;
 mod lease;
-mod principal;
+pub(crate) mod principal;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@ use sha2::{Digest, Sha256};
 
 /// The caller of `ctx`'s call who owns what it starts: its token's issuer and subject, if its
 /// call carries a token.
-pub(super) fn of(ctx: &neva::Context) -> Option<String> {
+pub(crate) fn of(ctx: &neva::Context) -> Option<String> {
     let claims = ctx.claims()?;
     // A subject is unique within its issuer only.
     let subject = claims.subject()?;
@@ -17,7 +17,7 @@ pub(super) fn of(ctx: &neva::Context) -> Option<String> {
 /// The caller `ctx`'s call comes from, for a conversation per caller: its token's issuer and
 /// subject, else, under `legacy-spec`, its MCP session (`Mcp-Session-Id`); MCP 2026-07-28 has
 /// no session to tell a caller by.
-pub(super) fn caller(ctx: &neva::Context) -> Option<String> {
+pub(crate) fn caller(ctx: &neva::Context) -> Option<String> {
     #[cfg(feature = "legacy-spec")]
     if ctx.claims().is_none() {
         return ctx.session_id.map(|id| format!("mcp-session:{id}"));
@@ -25,8 +25,9 @@ pub(super) fn caller(ctx: &neva::Context) -> Option<String> {
     of(ctx)
 }
 
-/// The key of `principal`'s one conversation: a digest, so no store key spells who it is.
-pub(super) fn key(principal: &str) -> String {
+/// The key of `principal`'s one conversation: a digest, so no store key spells who it is; any
+/// text's digest, as hex.
+pub(crate) fn key(principal: &str) -> String {
     let digest = Sha256::digest(principal.as_bytes());
     digest.iter().map(|byte| format!("{byte:02x}")).collect()
 }

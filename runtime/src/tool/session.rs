@@ -3,7 +3,7 @@
 use neva::Context;
 
 use crate::error::RunError;
-use crate::session::{Asked, Lease};
+use crate::session::{Asked, Lease, principal};
 use crate::store::{Keeper, Runs, new_id};
 use crate::tool::Orchestrator;
 
@@ -22,9 +22,12 @@ impl Orchestrator {
             .resolve_shared::<Runs>()
             .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
         let holder = keeper.map_or_else(new_id, |keeper| keeper.id().to_owned());
+        // A new session's id is the same in each round of its first call: its run's, digested.
+        let minted = keeper.map(|keeper| principal::key(&format!("session of {}", keeper.id())));
         let asked = Asked {
             session,
             id: self.continuing.as_deref(),
+            minted: minted.as_deref(),
             agent: self.settings.name.as_deref().unwrap_or("run"),
             holder: &holder,
             resuming: keeper.is_some_and(Keeper::resuming),
