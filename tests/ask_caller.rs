@@ -225,3 +225,72 @@ async fn a_caller_that_cannot_elicit_gets_the_model_told_it_cannot_be_asked() {
     assert_eq!(report(&result)["questions"][0]["reply"], "unavailable");
     running.stop().await;
 }
+
+/// Asks its caller's person, only ever as an MCP task.
+#[cfg(not(feature = "legacy-spec"))]
+#[orchestrator(ask = true, task_support = "required")]
+async fn task_planner(task: String) -> String {
+    task
+}
+
+/// `tasks/get` of the task `id` every 50 ms until its status is `status`: that answer.
+#[cfg(not(feature = "legacy-spec"))]
+async fn until(addr: std::net::SocketAddr, id: &str, status: &str) -> Value {
+    for _ in 0..100 {
+        let got = common::rounds::request(addr, "", "tasks/get", json!({"taskId": id})).await;
+        if got["result"]["status"] == status {
+            return got["result"].clone();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the task {id} never turned {status}");
+}
+
+/// A call that runs as an MCP task asks through its task: it turns `input_required` with the
+/// form, and the caller answers with `tasks/update`.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test]
+async fn as_a_task_the_question_is_the_tasks_and_tasks_update_answers_it() {
+    use common::rounds::request;
+
+    let script = asking_model(json!({"question": "Which day?", "choices": ["Thursday", "Friday"]}));
+    let model = script.serve().await.expect("serves");
+    let app = App::new()
+        .with_options(|opt| opt.with_tasks())
+        .add_singleton(model.model());
+    let server = Server::start(ladoga::TaskProgress::new().serve(app)).await;
+    let addr = server.addr;
+
+    let params = json!({
+        "name": "task_planner",
+        "arguments": {"task": "Move the release"},
+        "task": {},
+    });
+    let started = request(addr, "", "tools/call", params).await;
+    assert_eq!(started["result"]["resultType"], "task", "{started}");
+    let id = started["result"]["taskId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let waiting = until(addr, &id, "input_required").await;
+    let requests = waiting["inputRequests"].as_object().expect("the questions");
+    assert_eq!(requests.len(), 1, "{waiting}");
+    let (key, asked) = requests.iter().next().expect("one");
+    let form = &asked["params"];
+    assert_eq!(form["message"], "Which day?", "{waiting}");
+    assert_eq!(answer_field(form)["enum"], json!(["Thursday", "Friday"]));
+
+    let answers = json!({ key: {"action": "accept", "content": {"answer": "Friday"}} });
+    let update = json!({"taskId": id, "inputResponses": answers});
+    let updated = request(addr, "", "tasks/update", update).await;
+    assert!(updated.get("error").is_none(), "{updated}");
+    let done = until(addr, &id, "completed").await;
+
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Told: Friday",
+        "{done}"
+    );
+    assert_eq!(script.requests()[1].tool_results()[0].1, "Friday");
+    assert_eq!(script.requests().len(), 2, "each turn was asked for once");
+    server.stop().await;
+}
