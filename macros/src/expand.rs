@@ -103,7 +103,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
         let resolve = quote_spanned! { ty.span() => #private::compact_model::<#ty> };
         quote! {
             let __ladoga_orchestrator =
-                __ladoga_orchestrator.compact_model(#resolve(&__ladoga_ctx)?);
+                #private::compacting(__ladoga_orchestrator, #resolve(&__ladoga_ctx)?);
         }
     });
     let agent = name.to_string();

@@ -62,11 +62,11 @@ pub fn resolve<M: Send + Sync + 'static>(ctx: &Context) -> Result<std::sync::Arc
 /// The model of type `M` the server registered (`App::add_singleton`), for
 /// `compact_model = M`; a clear tool error when there is none. Compiles only for a
 /// [`CompletionModel`], so a type that is none is one error, at it.
-pub fn compact_model<M>(ctx: &Context) -> Result<std::sync::Arc<M>, Error>
+pub fn compact_model<M>(ctx: &Context) -> Result<CompactModel, Error>
 where
     M: CompletionModel + 'static,
 {
-    ctx.resolve_shared::<M>().map_err(|_| {
+    let model = ctx.resolve_shared::<M>().map_err(|_| {
         Error::new(
             neva::error::ErrorCode::InternalError,
             format!(
@@ -75,7 +75,16 @@ where
                 std::any::type_name::<M>()
             ),
         )
-    })
+    })?;
+    Ok(CompactModel(crate::context::CompactModel::new(model)))
+}
+
+/// A model [`compact_model`] resolved, for [`compacting`].
+pub struct CompactModel(crate::context::CompactModel);
+
+/// `orchestrator` with `model` writing its summaries: [`Orchestrator::compact_model`].
+pub fn compacting(orchestrator: Orchestrator, model: CompactModel) -> Orchestrator {
+    orchestrator.summarised_by(model.0)
 }
 
 /// The toolbox of type `T` the server registered (`App::add_singleton`), for `with = [T]`; a

@@ -201,8 +201,13 @@ impl Orchestrator {
     /// ([`Self::context`]), instead of the run's own (`compact_model = Type` resolves it from
     /// neva's DI, like `model`): see
     /// [`Orchestration::compact_model`](crate::Orchestration::compact_model).
-    pub fn compact_model<C: CompletionModel + 'static>(mut self, model: Arc<C>) -> Self {
-        self.settings.compact_model = Some(crate::context::CompactModel::new(model));
+    pub fn compact_model<C: CompletionModel + 'static>(self, model: Arc<C>) -> Self {
+        self.summarised_by(crate::context::CompactModel::new(model))
+    }
+
+    /// [`Self::compact_model`], erased.
+    pub(crate) fn summarised_by(mut self, model: crate::context::CompactModel) -> Self {
+        self.settings.compact_model = Some(model);
         self
     }
 
