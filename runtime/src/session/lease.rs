@@ -8,8 +8,8 @@ use svir::Message;
 
 use crate::error::RunError;
 use crate::observe::metrics;
-use crate::session::kept::Kept;
-use crate::session::{Session, principal};
+use crate::session::kept::{self, Kept};
+use crate::session::{MAX_SESSION_BYTES, Session, principal};
 use crate::store::{PAUSED_RUN_TTL, Runs, SESSION_PREFIX, new_id};
 
 /// How often a call waiting for its session's lock tries again.
@@ -223,6 +223,10 @@ impl Lease {
 
     /// Keeps `messages` as the session's conversation for its time to live.
     async fn keep(&self, messages: Vec<Message>) -> Result<(), RunError> {
+        let (messages, dropped) = kept::within(messages, MAX_SESSION_BYTES);
+        if dropped > 0 {
+            tracing::info!(target: "ladoga", dropped, "the session's oldest calls were dropped: it outgrew its bound");
+        }
         let kept = Kept::new(self.principal.clone(), messages);
         let bytes = serde_json::to_vec(&kept).map_err(|_| RunError::SessionStore)?;
         let sealed =

@@ -50,6 +50,11 @@ pub(crate) use self::lease::{Asked, Lease};
 /// How long a session is kept after its last call, unless told otherwise.
 pub const DEFAULT_SESSION_TTL: Duration = Duration::from_secs(60 * 60);
 
+/// The most a session keeps, in bytes of its conversation's JSON: past it, its oldest calls'
+/// exchanges are dropped whole (the last call's is always kept). An orchestrator with
+/// `context = N` keeps its conversation far smaller than this (see [`crate::context`]).
+pub const MAX_SESSION_BYTES: usize = 1 << 20;
+
 /// How long a call waits for another call on its session to end before it is refused.
 pub const DEFAULT_SESSION_WAIT: Duration = Duration::from_secs(30);
 
