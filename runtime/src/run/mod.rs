@@ -6,7 +6,8 @@
 //!
 //! - `turns.rs`: the loop itself (ask, screen, call, feed back);
 //! - `state.rs`: where a run is, how it starts, pauses and resumes;
-//! - `gate.rs`: the approvals, asked about a turn's calls before any runs;
+//! - `gate.rs`: the approvals, asked about a turn's calls before any runs, and the model's
+//!   `ask_caller` questions, asked in the same round;
 //! - `ask.rs`: one model request;
 //! - `conclude.rs`: the outcome, and the policy at a bound;
 //! - `typed.rs`: a typed answer (`output = T`);
