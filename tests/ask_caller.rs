@@ -26,6 +26,12 @@ async fn planner(task: String) -> String {
     task
 }
 
+/// Plans, asking its caller's person, and asking before it moves the release.
+#[orchestrator(ask = true, approve = ["move_release"])]
+async fn careful_planner(task: String) -> String {
+    task
+}
+
 /// The forms a client was shown, as JSON, and how its person answers them.
 #[derive(Clone)]
 struct Person {
@@ -78,9 +84,13 @@ async fn start(script: &ScriptedModel, person: Option<&Person>) -> Running {
 
 impl Running {
     async fn plan(&mut self) -> CallToolResponse {
+        self.call("planner").await
+    }
+
+    async fn call(&mut self, tool: &str) -> CallToolResponse {
         self.client
             .tools()
-            .call("planner", [("task", "Move the release")])
+            .call(tool, [("task", "Move the release")])
             .await
             .expect("the call answers")
     }
@@ -293,4 +303,37 @@ async fn as_a_task_the_question_is_the_tasks_and_tasks_update_answers_it() {
     assert_eq!(script.requests()[1].tool_results()[0].1, "Friday");
     assert_eq!(script.requests().len(), 2, "each turn was asked for once");
     server.stop().await;
+}
+
+#[tokio::test]
+async fn a_question_and_an_approval_of_one_turn_are_asked_together_each_once() {
+    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::calls([
+            ("ask_caller", json!({"question": "Which day?"})),
+            ("move_release", json!({"day": "Thursday"})),
+        ]),
+        _ => Reply::text(format!("Done: {:?}", seen.tool_results())),
+    });
+    let person = Person::answering(
+        |form| match form["requestedSchema"]["properties"]["answer"] {
+            Value::Null => ElicitResult::accept(),
+            _ => ElicitResult::accept().with_content(json!({"answer": "Thursday"})),
+        },
+    );
+    let mut running = start(&script, Some(&person)).await;
+
+    let result = running.call("careful_planner").await;
+
+    assert!(!result.is_error, "{}", text(&result));
+    let shown = person.shown();
+    assert_eq!(shown.len(), 2, "each question once: {shown:?}");
+    let requests = script.requests();
+    assert_eq!(requests.len(), 2, "each turn was asked for once");
+    let results = requests[1].tool_results();
+    assert_eq!(results[0].1, "Thursday", "{results:?}");
+    assert_eq!(results[1].1, "the release is on Thursday", "{results:?}");
+    let report = report(&result);
+    assert_eq!(report["questions"][0]["answer"], "Thursday", "{report}");
+    assert_eq!(report["approvals"][0]["decision"], "approved", "{report}");
+    running.stop().await;
 }
