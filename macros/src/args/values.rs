@@ -148,7 +148,7 @@ pub(super) fn session(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<
         Expr::Lit(ExprLit {
             lit: Lit::Bool(flag),
             ..
-        }) => flag.value.then(|| SessionArg::ById(flag.span)),
+        }) => flag.value.then_some(SessionArg::ById(flag.span)),
         Expr::Path(path) if path.path.is_ident("caller") => {
             Some(SessionArg::PerCaller(path.path.segments[0].ident.span()))
         }

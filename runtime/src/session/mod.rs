@@ -25,7 +25,11 @@
 //! One call at a time writes a session: a second call waits for the first up to
 //! [`DEFAULT_SESSION_WAIT`], then is refused ([`RunError::SessionBusy`](crate::RunError::SessionBusy)).
 //! A call that fails leaves the session as it was; one that pauses for an approval holds it
-//! until its last round ends.
+//! until its last round ends. A call that would start a conversation while the store does not
+//! answer goes on without one, as a call of a tool without sessions would, and its result names
+//! no session; a call that goes on with one is refused
+//! ([`RunError::SessionStore`](crate::RunError::SessionStore)), since its conversation cannot be
+//! read.
 //!
 //! # Examples
 //! ```no_run

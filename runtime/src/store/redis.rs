@@ -16,7 +16,7 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Cmd, FromRedisValue, RedisError};
 
-use crate::store::{RunStore, StoreError, StoreFuture};
+use crate::store::{RunStore, SESSION_PREFIX, StoreError, StoreFuture};
 
 /// How long a command may wait for Redis's answer before it fails: a Redis that hangs is a
 /// Redis that does not answer.
@@ -112,6 +112,15 @@ impl RedisStore {
         format!("{}:{kind}:{id}", self.prefix)
     }
 
+    /// The key of what a [`RunStore`] keeps under `id`: `PREFIX:run:ID` for a paused run,
+    /// `PREFIX:session:…` for a session's conversation and lock.
+    fn run_key(&self, id: &str) -> String {
+        match id.strip_prefix(SESSION_PREFIX) {
+            Some(session) => self.key("session", session),
+            None => self.key("run", id),
+        }
+    }
+
     /// Sends `command`, and once more on a new connection when the first failed on its
     /// connection (a Redis restarted since the last command leaves a dead one behind).
     async fn query<T: FromRedisValue>(&self, command: &Cmd) -> Result<T, NoAnswer> {
@@ -148,7 +157,7 @@ impl RunStore for RedisStore {
             let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
             let mut command = redis::cmd("SET");
             command
-                .arg(self.key("run", id))
+                .arg(self.run_key(id))
                 .arg(run)
                 .arg("PX")
                 .arg(millis);
@@ -163,7 +172,7 @@ impl RunStore for RedisStore {
             // after a dropped connection, it finds nothing if the first one took it: the run is
             // then lost, never resumed twice.
             let mut command = redis::cmd("GETDEL");
-            command.arg(self.key("run", id));
+            command.arg(self.run_key(id));
             Ok(self.query::<Option<Vec<u8>>>(&command).await?)
         })
     }
@@ -182,7 +191,7 @@ impl RunStore for RedisStore {
     fn claim<'a>(&'a self, id: &'a str, value: Vec<u8>, ttl: Duration) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
-            let key = self.key("run", id);
+            let key = self.run_key(id);
             // Set only where nothing is: one command, so two replicas cannot both claim it.
             let mut set = redis::cmd("SET");
             set.arg(&key).arg(&value).arg("NX").arg("PX").arg(millis);

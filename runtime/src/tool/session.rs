@@ -3,7 +3,7 @@
 use neva::Context;
 
 use crate::error::RunError;
-use crate::session::{Asked, Lease, principal};
+use crate::session::{Asked, Lease, Session, principal};
 use crate::store::{Keeper, Runs, new_id};
 use crate::tool::Orchestrator;
 
@@ -35,9 +35,17 @@ impl Orchestrator {
             wait: self.session_wait,
             run_timeout: self.settings.limits.timeout,
         };
-        Ok(Some(Box::new(
-            Box::pin(Lease::open(ctx, runs, asked)).await?,
-        )))
+        let starts = session == Session::ById && self.continuing.is_none();
+        match Box::pin(Lease::open(ctx, runs, asked)).await {
+            Ok(lease) => Ok(Some(Box::new(lease))),
+            // A new conversation whose store does not answer: the call goes on as one without a
+            // session would, and its result names none.
+            Err(RunError::SessionStore) if starts => {
+                tracing::warn!(target: "ladoga", "the session store did not answer: this call starts no session");
+                Ok(None)
+            }
+            Err(error) => Err(error),
+        }
     }
 }
 
