@@ -77,7 +77,7 @@ fn thousands(number: usize) -> String {
     let digits = number.to_string();
     let mut written = String::with_capacity(digits.len() + digits.len() / 3);
     for (at, digit) in digits.chars().enumerate() {
-        if at > 0 && (digits.len() - at) % 3 == 0 {
+        if at > 0 && (digits.len() - at).is_multiple_of(3) {
             written.push(',');
         }
         written.push(digit);

@@ -170,3 +170,136 @@ async fn written<S: CompletionModel + ?Sized>(
     usage.add(done.usage);
     Ok(done.text)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::num::NonZeroU64;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use serde_json::json;
+    use svir::{Tool, Tools};
+
+    use crate::context::SUMMARY_HEADING;
+    use crate::run::Orchestration;
+    use crate::testing::{Reply, ScriptedModel, SeenRequest};
+
+    /// `read` answers 4,000 characters: a thousand tokens.
+    fn tools() -> Tools {
+        Tools::new().add_tool(
+            Tool::new("read", "Reads a page"),
+            |_: serde_json::Value| async { "p".repeat(4_000) },
+        )
+    }
+
+    fn summarising(seen: &SeenRequest) -> bool {
+        seen.tool_names().is_empty()
+    }
+
+    /// Reads `pages` pages writing `thought` beside each call, then answers; summarises when
+    /// asked. Its provider counts a token every four bytes.
+    fn reading(pages: usize, thought: &'static str) -> ScriptedModel {
+        let turns = Arc::new(AtomicUsize::new(0));
+        ScriptedModel::from_fn(move |seen| {
+            let reply = if summarising(seen) {
+                Reply::text("Pages read, all of p.")
+            } else if turns.fetch_add(1, Ordering::SeqCst) < pages {
+                Reply::call("read", json!({})).with_text(thought)
+            } else {
+                Reply::text("Read.")
+            };
+            let bytes = seen.body().to_string().len() as u64;
+            reply.with_usage(bytes / 4, thought.len() as u64 / 4 + 10)
+        })
+    }
+
+    fn bound(tokens: u64) -> NonZeroU64 {
+        NonZeroU64::new(tokens).expect("not zero")
+    }
+
+    /// The messages of `seen`, each as the JSON sent.
+    fn messages(seen: &SeenRequest) -> Vec<String> {
+        seen.messages().iter().map(ToString::to_string).collect()
+    }
+
+    #[tokio::test]
+    async fn requests_stay_within_the_bound_and_share_their_prefix_between_compactions() {
+        let model = reading(20, "");
+        let tools = tools();
+        let outcome = Orchestration::new(&model, &tools)
+            .limits(crate::Limits::new().turns(std::num::NonZeroUsize::new(30).unwrap()))
+            .context(bound(4_000))
+            .run("Read twenty pages.")
+            .await
+            .expect("answers");
+        assert_eq!(outcome.text, "Read.");
+        let seen = model.requests();
+        assert_eq!(seen.len(), 21);
+        for request in &seen {
+            let bytes = request.body().to_string().len();
+            assert!(bytes <= 4 * 4_000, "{bytes} bytes");
+        }
+        let changed = (seen.windows(2))
+            .filter(|pair| !messages(&pair[1]).starts_with(&messages(&pair[0])))
+            .count();
+        assert_eq!(changed, outcome.compacted.times);
+        // Compacted to half the bound: a compaction every other turn at most, not every one.
+        assert!((3..=10).contains(&changed), "{changed} compactions");
+        assert_eq!(outcome.compacted.summaries, 0, "the notes were enough");
+        assert!(outcome.compacted.cleared >= 15, "{:?}", outcome.compacted);
+    }
+
+    #[tokio::test]
+    async fn without_a_bound_nothing_is_compacted() {
+        let model = reading(5, "");
+        let tools = tools();
+        let outcome = Orchestration::new(&model, &tools)
+            .run("Read five pages.")
+            .await
+            .expect("answers");
+        assert!(outcome.compacted.is_none());
+        let last = model.requests().pop().unwrap();
+        assert!(
+            last.tool_results()
+                .iter()
+                .all(|(_, result)| result.len() == 4_000)
+        );
+    }
+
+    #[tokio::test]
+    async fn the_compact_model_summarises_the_oldest_turns_after_the_brief() {
+        let thought: &'static str = "I think about the page. ".repeat(40).leak();
+        let model = reading(12, thought);
+        let small = Arc::new(ScriptedModel::from_fn(|seen| {
+            assert!(
+                seen.first_user_text()
+                    .unwrap()
+                    .starts_with("The task:\nRead twelve")
+            );
+            Reply::text("Eleven pages read, all of p.")
+        }));
+        let tools = tools();
+        let outcome = Orchestration::new(&model, &tools)
+            .limits(crate::Limits::new().turns(std::num::NonZeroUsize::new(20).unwrap()))
+            .context(bound(4_000))
+            .compact_model(Arc::clone(&small))
+            .run("Read twelve pages.")
+            .await
+            .expect("answers");
+        assert_eq!(outcome.text, "Read.");
+        let summaries = small.requests().len();
+        assert!(summaries >= 1);
+        assert_eq!(outcome.compacted.summaries, summaries);
+        assert!(model.requests().iter().all(|seen| !summarising(seen)));
+        let last = model.requests().pop().unwrap();
+        let messages = last.messages();
+        // The brief first, the summary in place of the oldest turns right after it.
+        assert_eq!(messages[0]["content"], "Read twelve pages.");
+        let summary = messages[1]["content"].as_str().unwrap();
+        assert_eq!(
+            summary,
+            format!("{SUMMARY_HEADING}\nEleven pages read, all of p.")
+        );
+        assert_eq!(messages[2]["role"], "assistant");
+    }
+}

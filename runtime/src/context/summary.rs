@@ -82,7 +82,7 @@ pub(crate) fn cut(messages: &[Message], from: usize, room: u64) -> Option<usize>
     if messages[from..].iter().map(message_tokens).sum::<u64>() <= room {
         return None; // it all fits
     }
-    let last = answers().last()?;
+    let last = answers().next_back()?;
     let mut tail: u64 = messages[last..].iter().map(message_tokens).sum();
     let mut kept = last;
     // Walks back from the last answer, keeping each turn while the rest fits.
