@@ -114,7 +114,7 @@ async fn fifty_turns_of_ten_kilobytes_stay_within_the_context() {
 
     // Every request is within the bound: by the run's own estimate of it, and by its size on
     // the wire, four bytes a token (the counting of the scripted provider).
-    let largest = seen.iter().map(|seen| bytes(seen)).max().unwrap();
+    let largest = seen.iter().map(bytes).max().unwrap();
     for request in &seen {
         let body = request.body().to_string();
         assert!(

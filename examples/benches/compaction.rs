@@ -83,8 +83,7 @@ async fn run(thought: &'static str, context: Option<u64>) -> Vec<Seen> {
         .await
         .expect("the run answers");
     assert_eq!(outcome.text, "Read.");
-    let seen = log.lock().expect("unpoisoned").clone();
-    seen
+    log.lock().expect("unpoisoned").clone()
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
