@@ -4,8 +4,9 @@
 
 mod common;
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use common::{Server, text};
 use ladoga::context::{SUMMARY_HEADING, estimate_tokens};
@@ -13,6 +14,10 @@ use ladoga::orchestrator;
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer, SeenRequest};
 use neva::prelude::*;
 use serde_json::{Value, json};
+use tracing::field::{Field, Visit};
+use tracing::span::{Id, Record};
+use tracing_subscriber::layer::{Context as LayerContext, Layer};
+use tracing_subscriber::prelude::*;
 
 const CONTEXT: u64 = 20_000;
 
@@ -30,6 +35,45 @@ async fn read_page(page: u64) -> String {
 #[orchestrator(turns = 60, context = 20000)]
 async fn reader(task: String) -> String {
     task
+}
+
+/// What each span recorded of its compactions: `ladoga.compactions`, `ladoga.compacted_tokens`.
+type Compactions = Arc<Mutex<BTreeMap<u64, BTreeMap<String, u64>>>>;
+
+/// Keeps the compaction fields each span records.
+struct Recorder(Compactions);
+
+struct Fields<'a>(&'a mut BTreeMap<String, u64>);
+
+impl Visit for Fields<'_> {
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        if field.name().starts_with("ladoga.compact") {
+            self.0.insert(field.name().to_owned(), value);
+        }
+    }
+
+    fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
+}
+
+impl<S: tracing::Subscriber> Layer<S> for Recorder {
+    fn on_record(&self, id: &Id, values: &Record<'_>, _: LayerContext<'_, S>) {
+        let mut spans = self.0.lock().unwrap();
+        values.record(&mut Fields(spans.entry(id.into_u64()).or_default()));
+    }
+}
+
+/// The compaction fields of every span of this test binary, recorded by one subscriber.
+fn recorded() -> Compactions {
+    static SPANS: OnceLock<Compactions> = OnceLock::new();
+    SPANS
+        .get_or_init(|| {
+            let spans = Compactions::default();
+            tracing_subscriber::registry()
+                .with(Recorder(Arc::clone(&spans)))
+                .init();
+            spans
+        })
+        .clone()
 }
 
 /// Whether `seen` is a request for a summary, not one of the run's turns.
@@ -102,6 +146,7 @@ fn contents(seen: &SeenRequest) -> Vec<String> {
 
 #[tokio::test]
 async fn fifty_turns_of_ten_kilobytes_stay_within_the_context() {
+    let spans = recorded();
     let script = reading(50, |_| false);
     let (server, _model) = start(&script).await;
 
@@ -178,6 +223,18 @@ async fn fifty_turns_of_ten_kilobytes_stay_within_the_context() {
         compacted["removed_tokens"].as_u64().unwrap() > 100_000,
         "{compacted}"
     );
+    // The run's span says the same.
+    let span = BTreeMap::from([
+        (
+            "ladoga.compacted_tokens".to_owned(),
+            compacted["removed_tokens"].as_u64().unwrap(),
+        ),
+        ("ladoga.compactions".to_owned(), changed as u64),
+    ]);
+    assert!(
+        spans.lock().unwrap().values().any(|fields| *fields == span),
+        "{span:?}"
+    );
     server.stop().await;
 }
 
@@ -228,7 +285,10 @@ async fn a_second_refusal_is_a_clear_tool_error() {
         told.starts_with("the conversation does not fit in the model's context, even compacted"),
         "{told}"
     );
-    assert!(told.contains("give this tool a `context` bound"), "{told}");
+    assert!(
+        told.contains("this tool's `context` bound must be well under the model's window"),
+        "{told}"
+    );
     let turns = script
         .requests()
         .into_iter()

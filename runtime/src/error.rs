@@ -120,7 +120,7 @@ pub enum RunError {
     /// ([`Orchestration::context`](crate::Orchestration::context)).
     #[error(
         "the conversation does not fit in the model's context, even compacted to about {tokens} \
-         tokens: give this tool a `context` bound well under the model's window"
+         tokens: this tool's `context` bound must be well under the model's window"
     )]
     TooLong {
         /// The conversation's size after it was compacted, by the estimate.

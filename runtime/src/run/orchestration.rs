@@ -333,15 +333,16 @@ where
         self
     }
 
-    /// Keeps the conversation within `tokens`: a request is never sent past it. Right before a
-    /// request past it, the conversation is compacted to half of it, in tiers: first the
-    /// oldest tool results are replaced by a one-line note (`[add_task's result, 12,345
-    /// characters, cleared]`), every call and its result's place kept; then, if that is not
-    /// enough, the model (or [`Self::compact_model`]) summarises the oldest turns after the
-    /// brief into one message. Until the next compaction, each request only adds to the one
-    /// before, so a provider's prompt cache keeps serving its prefix. A request the provider
-    /// refuses for its length anyway is compacted and sent once more; refused again, the run
-    /// fails with [`RunError::TooLong`].
+    /// Keeps the conversation within `tokens`: right before a request past it, the
+    /// conversation is compacted to half of it, in tiers: first the oldest tool results are
+    /// replaced by a one-line note (`[add_task's result, 12,345 characters, cleared]`), every
+    /// call and its result's place kept; then, if that is not enough, the model (or
+    /// [`Self::compact_model`]) summarises the oldest turns after the brief into one message.
+    /// Until the next compaction, each request only adds to the one before, so a provider's
+    /// prompt cache keeps serving its prefix. A request the provider refuses for its length
+    /// anyway is compacted and sent once more; refused again, the run fails with
+    /// [`RunError::TooLong`]. A brief, or a last turn's results, past the bound on their own are
+    /// sent as they are: nothing else can be compacted.
     ///
     /// The size is the model's own count (its usage) of the last request and answer, and an
     /// estimate ([`estimate_tokens`](crate::context::estimate_tokens)) of what was added since.
