@@ -2,12 +2,12 @@
 //! compacted to half of it, in tiers; a request its provider refuses for its length is
 //! compacted and sent once more.
 
-use svir::{Completion, ErrorKind, Request, Role, Toolbox};
+use svir::{Completion, Request, Role, Toolbox};
 use tracing::{Instrument, Span};
 
 use crate::context::compacted::Compacted;
 use crate::context::size::{self, Counted};
-use crate::context::{clear, summary};
+use crate::context::{clear, refusal, summary};
 use crate::error::RunError;
 use crate::model::{AnsweredBy, CompletionModel};
 use crate::observe::spans;
@@ -152,7 +152,7 @@ where
 
 /// Whether the provider refused the request for its length.
 fn for_length(error: &RunError) -> bool {
-    matches!(error, RunError::Model(error) if error.kind() == ErrorKind::ContextOverflow)
+    matches!(error, RunError::Model(error) if refusal::for_length(error))
 }
 
 /// The text `model` answers `request` with, in a `chat` span, its usage counted.

@@ -29,8 +29,8 @@
 //!   the task and the turns written out as text, no tool offered, at most a quarter of half
 //!   the bound (256 to 4,096 tokens) written; its tokens count in the run's usage and budget.
 //! - **A refusal.** A request the provider refuses for its length (svir's
-//!   `ErrorKind::ContextOverflow`: OpenAI's `context_length_exceeded`, and what llama.cpp,
-//!   vLLM, LM Studio, Ollama and the others answer) is compacted to half of what it was counted
+//!   `ErrorKind::ContextOverflow`: OpenAI's `context_length_exceeded`, and what llama.cpp and
+//!   vLLM answer; and Gemini's "exceeds the maximum number of tokens") is compacted to half of what it was counted
 //!   as, and sent once more; a second refusal ends the run with
 //!   [`RunError::TooLong`](crate::RunError::TooLong). Without a bound, a refusal is the run's
 //!   error as before.
@@ -82,6 +82,7 @@ mod clear;
 mod compact;
 mod compacted;
 mod model;
+mod refusal;
 mod size;
 mod summary;
 
