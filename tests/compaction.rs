@@ -37,6 +37,12 @@ async fn reader(task: String) -> String {
     task
 }
 
+/// Reads the archive within a bounded context, over several calls of one session.
+#[orchestrator(turns = 60, context = 20000, session = true)]
+async fn session_reader(task: String) -> String {
+    task
+}
+
 /// What each span recorded of its compactions: `ladoga.compactions`, `ladoga.compacted_tokens`.
 type Compactions = Arc<Mutex<BTreeMap<u64, BTreeMap<String, u64>>>>;
 
@@ -96,6 +102,14 @@ fn counted(reply: Reply, seen: &SeenRequest, written: usize) -> Reply {
 /// answers; it summarises when asked to. `refuse` says which of its turns it refuses for their
 /// length.
 fn reading(pages: usize, refuse: impl Fn(usize) -> bool + Send + Sync + 'static) -> ScriptedModel {
+    answering(move |turn| turn > pages, refuse)
+}
+
+/// [`reading`], answering at the turns `answers` says, reading a page at the others.
+fn answering(
+    answers: impl Fn(usize) -> bool + Send + Sync + 'static,
+    refuse: impl Fn(usize) -> bool + Send + Sync + 'static,
+) -> ScriptedModel {
     let turns = Arc::new(AtomicUsize::new(0));
     let summaries = Arc::new(AtomicUsize::new(0));
     ScriptedModel::from_fn(move |seen| {
@@ -108,7 +122,7 @@ fn reading(pages: usize, refuse: impl Fn(usize) -> bool + Send + Sync + 'static)
         if refuse(turn) {
             return Reply::context_length_exceeded();
         }
-        if turn > pages {
+        if answers(turn) {
             return counted(Reply::text("The archive is about the release."), seen, 40);
         }
         let thought = format!("Page {turn} next. {}", "I weigh what I read. ".repeat(50));
@@ -298,5 +312,69 @@ async fn a_second_refusal_is_a_clear_tool_error() {
         4,
         "refused once, and once more compacted: never a third time"
     );
+    server.stop().await;
+}
+
+/// The texts of the messages `seen` sent, but the tool results.
+fn said(seen: &SeenRequest) -> Vec<String> {
+    (seen.messages().iter())
+        .filter(|message| message["role"] != "tool")
+        .map(|message| message["content"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_session_stays_within_the_context_its_earlier_calls_summarised_first() {
+    // Thirty pages in each of two calls of one session: the answers at turns 31 and 62.
+    let script = answering(|turn| turn == 31 || turn == 62, |_| false);
+    let (server, _model) = start(&script).await;
+    let client = server.client().await;
+    let first = (client.tools())
+        .call(
+            "session_reader",
+            [("task", "Read the archive, page by page.")],
+        )
+        .await
+        .expect("tools/call");
+    assert!(!first.is_error, "{first:?}");
+    let block = serde_json::to_value(&first.content[0]).unwrap();
+    let session = block["_meta"][ladoga::REPORT_KEY]["session"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let calls_before = script.requests().len();
+    let second = (client.tools())
+        .call(
+            "session_reader",
+            [("task", "Go on reading."), ("session", session.as_str())],
+        )
+        .await
+        .expect("tools/call");
+    assert!(!second.is_error, "{second:?}");
+
+    let seen = script.requests();
+    for request in &seen {
+        assert!(
+            bytes(request) as u64 <= 4 * CONTEXT,
+            "{} bytes",
+            bytes(request)
+        );
+    }
+    let turns: Vec<_> = seen[calls_before..]
+        .iter()
+        .filter(|seen| !asks_for_summary(seen))
+        .collect();
+    // The second call goes on from the first: its brief follows the first call's conversation.
+    let opening = said(turns[0]);
+    assert_eq!(opening[0], "Read the archive, page by page.");
+    assert!(
+        opening.contains(&"Go on reading.".to_owned()),
+        "{opening:?}"
+    );
+    // Then the first call's conversation, the oldest, is summarised before this call's turns:
+    // one summary first, this call's brief right after it.
+    let last = said(turns.last().unwrap());
+    assert!(last[0].starts_with(SUMMARY_HEADING), "{:?}", &last[..2]);
+    assert_eq!(last[1], "Go on reading.");
     server.stop().await;
 }

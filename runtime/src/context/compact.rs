@@ -2,7 +2,7 @@
 //! compacted to half of it, in tiers; a request its provider refuses for its length is
 //! compacted and sent once more.
 
-use svir::{Completion, Request, Role, Toolbox};
+use svir::{Completion, Message, Request, Role, Toolbox};
 use tracing::{Instrument, Span};
 
 use crate::context::compacted::Compacted;
@@ -99,8 +99,14 @@ where
             ..Compacted::default()
         };
         if before - cleared.tokens > goal {
-            compaction.summarized = self.summarise(run, goal).await?;
-            compaction.summaries = usize::from(compaction.summarized > 0);
+            // Sessions: the earlier calls' conversation is the oldest, summarised first.
+            let earlier = self.summarise_history(run, goal).await?;
+            let turns = match size::estimate(&run.request) > goal {
+                true => self.summarise(run, goal).await?,
+                false => 0,
+            };
+            compaction.summarized = earlier + turns;
+            compaction.summaries = usize::from(earlier > 0) + usize::from(turns > 0);
         }
         let after = size::estimate(&run.request);
         compaction.removed = before.saturating_sub(after);
@@ -131,22 +137,57 @@ where
         let Some(cut) = summary::cut(messages, opened, goal.saturating_sub(beside)) else {
             return Ok(0);
         };
-        let task = summary::task(&messages[..opened]);
+        let task = summary::task(&messages[run.history.min(opened)..opened]);
         let turns = summary::transcript(&messages[opened..cut]);
+        let summary = self.summary(&task, &turns, most, &run.usage).await?;
+        run.request.messages.splice(opened..cut, [summary]);
+        Ok(cut - opened)
+    }
+
+    /// Sessions: replaces the earlier calls' conversation, before this call's brief, by its
+    /// summary; how many messages it replaced. Nothing when it holds no turn (none, or only a
+    /// summary).
+    async fn summarise_history(&self, run: &mut Run, goal: u64) -> Result<usize, RunError> {
+        let messages = &run.request.messages;
+        let (history, opened) = (run.history.min(run.opened), run.opened.min(messages.len()));
+        let earlier = &messages[..history];
+        if !earlier
+            .iter()
+            .any(|message| message.role == Role::Assistant)
+        {
+            return Ok(0);
+        }
+        let most = (goal / 4).clamp(SUMMARY_TOKENS.0, SUMMARY_TOKENS.1);
+        let task = summary::task(&messages[history..opened]);
+        let turns = summary::transcript(earlier);
+        let summary = self.summary(&task, &turns, most, &run.usage).await?;
+        run.request.messages.splice(..history, [summary]);
+        run.opened -= history - 1;
+        run.history = 1;
+        Ok(history)
+    }
+
+    /// The summary of `turns` of the work on `task`, at most `most` tokens, written by the
+    /// compact model if there is one, else the run's own; its tokens counted in `usage`.
+    async fn summary(
+        &self,
+        task: &str,
+        turns: &str,
+        most: u64,
+        usage: &SharedUsage,
+    ) -> Result<Message, RunError> {
         let text = match &self.settings.compact_model {
             Some(model) => {
                 let model = model.model();
-                let request = summary::request(model.name(), &task, &turns, most);
-                written(model, &request, &run.usage).await?
+                let request = summary::request(model.name(), task, turns, most);
+                written(model, &request, usage).await?
             }
             None => {
-                let request = summary::request(self.model.name(), &task, &turns, most);
-                written(self.model, &request, &run.usage).await?
+                let request = summary::request(self.model.name(), task, turns, most);
+                written(self.model, &request, usage).await?
             }
         };
-        let summary = summary::message(&text);
-        run.request.messages.splice(opened..cut, [summary]);
-        Ok(cut - opened)
+        Ok(summary::message(&text))
     }
 }
 

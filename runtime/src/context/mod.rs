@@ -40,7 +40,10 @@
 //!   `invoke_agent` span as `ladoga.compactions` and `ladoga.compacted_tokens`.
 //!
 //! A conversation compacted is the one the run keeps: a paused run, or a session, keeps what
-//! its compactions left.
+//! its compactions left. A call that goes on with a session starts from the earlier calls'
+//! conversation: the first tier clears its results like any, and the second summarises it
+//! first, being the oldest, into one message before this call's brief; this call's brief is
+//! never compacted.
 //!
 //! # Examples
 //! ```
