@@ -109,6 +109,11 @@ where
             compaction.summaries = usize::from(earlier > 0) + usize::from(turns > 0);
         }
         let after = size::estimate(&run.request);
+        if compaction.cleared + compaction.summarized == 0 {
+            // Only the brief and the last turn are left: the conversation is as it was.
+            tracing::warn!(target: "ladoga", tokens = size, "nothing is left to compact");
+            return Ok(());
+        }
         compaction.removed = before.saturating_sub(after);
         let total = self.window.compacted(compaction);
         spans::compacted(&Span::current(), &total);
@@ -342,5 +347,33 @@ mod tests {
             format!("{SUMMARY_HEADING}\nEleven pages read, all of p.")
         );
         assert_eq!(messages[2]["role"], "assistant");
+    }
+
+    #[tokio::test]
+    async fn a_brief_past_the_bound_alone_is_sent_as_it_is() {
+        let model = reading(0, "");
+        let tools = tools();
+        let outcome = Orchestration::new(&model, &tools)
+            .context(bound(10))
+            .run("x".repeat(400))
+            .await
+            .expect("answers");
+        assert_eq!(outcome.text, "Read.");
+        assert!(outcome.compacted.is_none(), "{:?}", outcome.compacted);
+    }
+
+    #[tokio::test]
+    async fn without_a_bound_a_length_refusal_is_the_runs_error() {
+        let model = ScriptedModel::new([Reply::context_length_exceeded()]);
+        let tools = tools();
+        let error = Orchestration::new(&model, &tools)
+            .run("Read.")
+            .await
+            .expect_err("refused");
+        assert!(
+            matches!(&error, crate::RunError::Model(error) if error.kind() == svir::ErrorKind::ContextOverflow),
+            "{error:?}"
+        );
+        assert_eq!(model.requests().len(), 1, "never sent again");
     }
 }
