@@ -4,10 +4,14 @@
 //! two string parameters), against the scripted model, which records each request's body as
 //! svir encodes it for Chat Completions. Prints a table and writes `tool_search.json`.
 //!
+//! The times are the loop's alone: the model is answered in process, at once, and nothing is
+//! encoded for it.
+//!
 //! The search's cost is the time of a run of two turns whose one call is a search, against the
-//! same run whose call is the local tool `now`, with nothing deferred: the difference is the
-//! search, the index of the 300 tools made at the run's first search included. Runs of three
-//! turns, calling twice, give a search on an index already made the same way.
+//! same run (tools deferred) whose call is the local tool `now`: the difference is the search,
+//! the index of the 300 tools made at the run's first search included. Runs of three turns,
+//! calling twice, give a search on an index already made the same way. Each case is timed in
+//! interleaved rounds, and the median round kept.
 //!
 //! `cargo bench -p ladoga-examples --bench tool_search`; a `cargo test` run does nothing.
 
@@ -16,12 +20,16 @@ mod common;
 
 use std::time::Instant;
 
-use ladoga::testing::{Reply, ScriptedModel, SeenRequest};
-use ladoga::{Orchestration, ToolPattern};
+use ladoga::testing::{Reply, ScriptedModel};
+use ladoga::{CompletionModel, Orchestration, ToolPattern};
 use serde_json::{Value, json};
+use svir::{Completion, FinishReason, Request, Role, ToolCall};
 
-/// Runs per timed case, after as many to warm up.
-const RUNS: u32 = 2_000;
+/// Runs per timed round of a case, after as many to warm up.
+const RUNS: u32 = 500;
+
+/// Rounds of each case, in turn: the median is kept.
+const ROUNDS: usize = 7;
 
 /// The services and their records: 30 of them, ten verbs each (as in `tests/tool_search.rs`).
 const RECORDS: [(&str, &str); 30] = [
@@ -84,19 +92,50 @@ fn tools() -> svir::Tools {
     tools
 }
 
-/// A model that makes `call` while the conversation has fewer than `calls` results, then
-/// answers.
-fn model(call: &'static str, arguments: Value, calls: usize) -> ScriptedModel {
-    ScriptedModel::from_fn(move |request: &SeenRequest| {
-        match request.tool_results().len() < calls {
-            true => Reply::call(call, arguments.clone()),
-            false => Reply::text("done"),
+/// A model answered at once, in process, with nothing encoded: it makes `call` while the
+/// conversation has fewer than `calls` results, then answers. What is timed is the loop's own
+/// work, the search included, not a model's.
+struct Calling {
+    call: &'static str,
+    arguments: String,
+    calls: usize,
+}
+
+impl Calling {
+    fn new(call: &'static str, arguments: Value, calls: usize) -> Self {
+        let arguments = arguments.to_string();
+        Self {
+            call,
+            arguments,
+            calls,
         }
-    })
+    }
+}
+
+impl CompletionModel for Calling {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
+        let results = (request.messages.iter())
+            .filter(|message| message.role == Role::Tool)
+            .count();
+        if results < self.calls {
+            let mut done = Completion::new(FinishReason::ToolCalls);
+            let id = format!("call_{results}");
+            done.calls
+                .push(ToolCall::new(id, self.call, self.arguments.clone()));
+            return Ok(done);
+        }
+        let mut done = Completion::new(FinishReason::Stop);
+        done.text = "done".to_owned();
+        Ok(done)
+    }
 }
 
 /// One run over `tools`, deferring `ops_*` when `defer`.
-async fn run(model: &ScriptedModel, tools: &svir::Tools, defer: bool) {
+async fn run<M: CompletionModel>(model: &M, tools: &svir::Tools, defer: bool) {
     let mut run = Orchestration::new(model, tools);
     if defer {
         run = run.defer([ToolPattern::new("ops_*").expect("a pattern")]);
@@ -106,7 +145,7 @@ async fn run(model: &ScriptedModel, tools: &svir::Tools, defer: bool) {
 }
 
 /// The mean time of one run, in microseconds, over [`RUNS`] after as many to warm up.
-async fn timed(model: &ScriptedModel, tools: &svir::Tools, defer: bool) -> f64 {
+async fn timed(model: &Calling, tools: &svir::Tools, defer: bool) -> f64 {
     for _ in 0..RUNS {
         run(model, tools, defer).await;
     }
@@ -141,38 +180,50 @@ fn main() {
         }
 
         let search = json!({"query": "archive an invoice"});
-        let mut means = [[0.0; 2]; 2];
-        for (row, (call, arguments, defer)) in [
-            ("now", json!({}), false),
-            ("search_tools", search, true),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            for calls in [1, 2] {
-                let model = model(call, arguments.clone(), calls).without_log();
-                means[row][calls - 1] = timed(&model, &tools, defer).await;
+        let cases = [
+            ("every tool offered, `now` once", "now", json!({}), false, 1),
+            ("deferred, `now` once", "now", json!({}), true, 1),
+            ("deferred, `search_tools` once", "search_tools", search.clone(), true, 1),
+            ("deferred, `now` twice", "now", json!({}), true, 2),
+            ("deferred, `search_tools` twice", "search_tools", search, true, 2),
+        ];
+        let models: Vec<_> = (cases.iter())
+            .map(|(_, call, arguments, _, calls)| Calling::new(call, arguments.clone(), *calls))
+            .collect();
+        // Interleaved rounds, the median of each: the machine's other work blurs one round.
+        let mut rounds = vec![Vec::new(); cases.len()];
+        for _ in 0..ROUNDS {
+            for (at, (_, _, _, defer, _)) in cases.iter().enumerate() {
+                rounds[at].push(timed(&models[at], &tools, *defer).await);
             }
         }
-        let [[local, local_twice], [search, search_twice]] = means;
+        let medians: Vec<f64> = (rounds.iter_mut())
+            .map(|times| {
+                times.sort_by(f64::total_cmp);
+                times[times.len() / 2]
+            })
+            .collect();
         println!();
-        println!("| run (in process) | one call | two calls, in two turns |");
-        println!("| --- | --- | --- |");
-        println!("| `now`, nothing deferred | {local:.1} µs | {local_twice:.1} µs |");
-        println!("| `search_tools`, 300 deferred | {search:.1} µs | {search_twice:.1} µs |");
-        let first = search - local;
-        let again = (search_twice - search) - (local_twice - local);
+        println!("| run (in process) | µs per run, median of {ROUNDS} rounds of {RUNS} |");
+        println!("| --- | --- |");
+        for ((name, ..), median) in cases.iter().zip(&medians) {
+            println!("| {name} | {median:.1} |");
+        }
+        let first = medians[2] - medians[1];
+        let again = (medians[4] - medians[2]) - (medians[3] - medians[1]);
         println!("a first search (its index made): {first:.1} µs; a search on the index made: {again:.1} µs");
+        let named: serde_json::Map<String, Value> = (cases.iter().zip(&medians))
+            .map(|((name, ..), median)| ((*name).to_owned(), json!(median)))
+            .collect();
         common::results::write_json(
             "tool_search.json",
             &json!({
                 "first_request": sizes,
                 "runs": RUNS,
-                "mean_us": {
-                    "now_once": local, "now_twice": local_twice,
-                    "search_once": search, "search_twice": search_twice,
-                    "first_search": first, "search_again": again,
-                },
+                "rounds": ROUNDS,
+                "median_us": named,
+                "first_search_us": first,
+                "search_again_us": again,
             }),
         );
     });

@@ -13,24 +13,29 @@ use svir::Tool;
 /// same tools in the same order.
 pub(crate) struct ToolIndex {
     tools: Vec<Tool>,
-    embedder: Embedder<u32, ToolTokenizer>,
+    tokenizer: ToolTokenizer,
+    /// Embeds text the tokenizer has made tokens of already: each text is tokenized once.
+    embedder: Embedder<u32, Tokenized>,
     scorer: Scorer<usize, u32>,
 }
 
 impl ToolIndex {
     /// An index of `tools`.
     pub(crate) fn new(tools: Vec<Tool>) -> Self {
-        let documents: Vec<String> = tools.iter().map(document).collect();
+        let tokenizer = ToolTokenizer::default();
+        let documents: Vec<String> = (tools.iter())
+            .map(|tool| tokenizer.tokenize(&document(tool)).join(" "))
+            .collect();
         let corpus: Vec<&str> = documents.iter().map(String::as_str).collect();
         let embedder =
-            EmbedderBuilder::with_tokenizer_and_fit_to_corpus(ToolTokenizer::default(), &corpus)
-                .build();
+            EmbedderBuilder::with_tokenizer_and_fit_to_corpus(Tokenized, &corpus).build();
         let mut scorer = Scorer::new();
         for (at, document) in corpus.iter().enumerate() {
             scorer.upsert(&at, embedder.embed(document));
         }
         Self {
             tools,
+            tokenizer,
             embedder,
             scorer,
         }
@@ -39,7 +44,8 @@ impl ToolIndex {
     /// The tools that match `query` best, at most `limit`, best first; equal scores by name.
     /// None when no word of the query is in any tool.
     pub(crate) fn search(&self, query: &str, limit: usize) -> Vec<&Tool> {
-        let mut matches = self.scorer.matches(&self.embedder.embed(query));
+        let query = self.tokenizer.tokenize(query).join(" ");
+        let mut matches = self.scorer.matches(&self.embedder.embed(&query));
         matches.sort_by(|a, b| {
             (b.score.partial_cmp(&a.score).unwrap_or(Ordering::Equal))
                 .then_with(|| self.tools[a.id].name.cmp(&self.tools[b.id].name))
@@ -78,6 +84,19 @@ struct ToolTokenizer(DefaultTokenizer);
 impl Tokenizer for ToolTokenizer {
     fn tokenize(&self, input_text: &str) -> Vec<String> {
         self.0.tokenize(&split_identifiers(input_text))
+    }
+}
+
+/// Text made of tokens already, a space apart.
+struct Tokenized;
+
+impl Tokenizer for Tokenized {
+    fn tokenize(&self, input_text: &str) -> Vec<String> {
+        input_text
+            .split(' ')
+            .filter(|token| !token.is_empty())
+            .map(str::to_owned)
+            .collect()
     }
 }
 
