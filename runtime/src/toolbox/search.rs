@@ -2,6 +2,7 @@
 //! ranked the same way every time.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use bm25::{DefaultTokenizer, Embedder, EmbedderBuilder, Scorer, Tokenizer};
 use svir::Tool;
@@ -23,8 +24,9 @@ impl ToolIndex {
     /// An index of `tools`.
     pub(crate) fn new(tools: Vec<Tool>) -> Self {
         let tokenizer = ToolTokenizer::default();
+        let mut known = HashMap::new();
         let documents: Vec<String> = (tools.iter())
-            .map(|tool| tokenizer.tokenize(&document(tool)).join(" "))
+            .map(|tool| tokenizer.tokenize(&document(tool), &mut known).join(" "))
             .collect();
         let corpus: Vec<&str> = documents.iter().map(String::as_str).collect();
         let embedder =
@@ -44,7 +46,7 @@ impl ToolIndex {
     /// The tools that match `query` best, at most `limit`, best first; equal scores by name.
     /// None when no word of the query is in any tool.
     pub(crate) fn search(&self, query: &str, limit: usize) -> Vec<&Tool> {
-        let query = self.tokenizer.tokenize(query).join(" ");
+        let query = (self.tokenizer.tokenize(query, &mut HashMap::new())).join(" ");
         let mut matches = self.scorer.matches(&self.embedder.embed(&query));
         matches.sort_by(|a, b| {
             (b.score.partial_cmp(&a.score).unwrap_or(Ordering::Equal))
@@ -77,13 +79,26 @@ fn document(tool: &Tool) -> String {
     text
 }
 
-/// The `bm25` crate's English tokenizer, given identifiers split into their words.
+/// The `bm25` crate's English tokenizer (stop words, stems), given identifiers split into their
+/// words, one word at a time.
 #[derive(Default)]
 struct ToolTokenizer(DefaultTokenizer);
 
-impl Tokenizer for ToolTokenizer {
-    fn tokenize(&self, input_text: &str) -> Vec<String> {
-        self.0.tokenize(&split_identifiers(input_text))
+impl ToolTokenizer {
+    /// The tokens of `text`, each word's looked up in `known` first: tool texts say the same
+    /// words again and again, and stemming is most of the work.
+    fn tokenize(&self, text: &str, known: &mut HashMap<String, Vec<String>>) -> Vec<String> {
+        let split = split_identifiers(text);
+        let words = split.split(|c: char| !c.is_alphanumeric() && c != '\'');
+        let mut tokens = Vec::new();
+        for word in words.filter(|word| !word.is_empty()) {
+            let word = word.to_lowercase();
+            let stems = known
+                .entry(word)
+                .or_insert_with_key(|word| self.0.tokenize(word));
+            tokens.extend(stems.iter().cloned());
+        }
+        tokens
     }
 }
 
