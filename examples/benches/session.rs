@@ -80,7 +80,12 @@ async fn mean_micros(tools: &LocalTools, tool: &str, continued: bool) -> f64 {
             session = call(tools, tool, None).await;
         }
         let started = Instant::now();
-        let named = call(tools, tool, if continued { session.as_deref() } else { None }).await;
+        let named = call(
+            tools,
+            tool,
+            if continued { session.as_deref() } else { None },
+        )
+        .await;
         if done >= WARMUP {
             timed += started.elapsed();
         }
@@ -113,7 +118,11 @@ struct Redis {
 
 impl Redis {
     fn start() -> Option<Self> {
-        let port = TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .ok()?
+            .local_addr()
+            .ok()?
+            .port();
         let child = Command::new("redis-server")
             .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
             .args(["--save", "", "--appendonly", "no"])
