@@ -1,15 +1,17 @@
 //! Tool search over another MCP server's 300 tools: server B offers them, server A's
 //! orchestrator reaches them through a `RemoteTools` (prefix `ops_`) over Streamable HTTP on
 //! loopback and defers them all (`defer = ["ops_*"]`). Its model, served over HTTP and reading
-//! each request, searches, finds a tool, is offered it in the next request, and calls it on B.
+//! each request, searches, finds a tool, is offered it in the next request, and calls it on B;
+//! a run paused for the caller's approval of that call keeps the tools it found.
 
 mod common;
 
-use common::{Server, connect, text};
+use common::{Server, client_for, connect, text};
 use ladoga::orchestrator;
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer, SeenRequest};
 use neva::prelude::*;
 use neva::svir::RemoteTools;
+use neva::types::elicitation::{ElicitRequestParams, ElicitResult};
 use serde_json::{Value, json};
 
 /// Thirty services with one kind of record each, ten verbs on each: B's 300 tools are
@@ -66,6 +68,17 @@ async fn operate(task: String) -> String {
 /// The same with every tool offered up front.
 #[orchestrator(tools = ["now", "ops_*"], with = [RemoteTools])]
 async fn operate_all(task: String) -> String {
+    task
+}
+
+/// The same, the archiving tools approved by the caller first: the run pauses at the call.
+#[orchestrator(
+    tools = ["now", "ops_*"],
+    with = [RemoteTools],
+    defer = ["ops_*"],
+    approve = ["ops_*_archive_*"]
+)]
+async fn operate_carefully(task: String) -> String {
     task
 }
 
@@ -129,8 +142,12 @@ fn operator(request: &SeenRequest) -> Reply {
 
 /// Calls `tool` on `a` with the task given.
 async fn ask(a: &Server, tool: &str) -> CallToolResponse {
-    a.client()
-        .await
+    call(&mut a.client().await, tool).await
+}
+
+/// Calls `tool` through `client` with the task given.
+async fn call(client: &mut Client, tool: &str) -> CallToolResponse {
+    client
         .tools()
         .call(tool, [("task", "Archive invoice INV-7, it is paid")])
         .await
@@ -201,6 +218,43 @@ async fn the_first_request_is_a_fraction_of_the_one_offering_every_tool() {
     let (all, deferred) = (bytes(all), bytes(deferred));
     eprintln!("first request: {all} bytes with every tool, {deferred} with defer");
     assert!(deferred * 20 < all, "{deferred} bytes deferred, {all} not");
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test]
+async fn a_run_paused_for_an_approval_keeps_the_tools_it_found() {
+    let b = server_b().await;
+    let script = ScriptedModel::from_fn(operator);
+    let (a, _model) = server_a(&b, &script).await;
+    // Under MCP 2026-07-28 the question ends the round and the run waits in the run store;
+    // under `legacy-spec` it is a request the run waits for in place.
+    let mut client = client_for(a.addr);
+    client.map_elicitation(|_: ElicitRequestParams| async { ElicitResult::accept() });
+    client.connect().await.expect("connects");
+
+    let result = call(&mut client, "operate_carefully").await;
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(
+        text(&result),
+        "Done: billing_archive_invoice done for INV-7 (paid)"
+    );
+    let block = serde_json::to_value(&result.content[0]).expect("JSON");
+    let approvals = &block["_meta"][ladoga::REPORT_KEY]["approvals"];
+    assert_eq!(
+        approvals[0]["tool"], "ops_billing_archive_invoice",
+        "{block}"
+    );
+    assert_eq!(approvals[0]["decision"], "approved");
+    let requests = script.requests();
+    assert_eq!(requests.len(), 3, "each answer asked for once");
+    let found = requests[1].tool_names();
+    assert_eq!(found.len(), 5, "{found:?}");
+    assert_eq!(
+        requests[2].tool_names(),
+        found,
+        "the request after the approval offers what was found before it"
+    );
     a.stop().await;
     b.stop().await;
 }
