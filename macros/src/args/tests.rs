@@ -194,7 +194,10 @@ fn defer_takes_at_least_one_pattern() {
     assert_eq!(args.defer.len(), 2);
     for (wrong, told) in [
         (quote! { defer = [] }, "`defer` lists no tool"),
-        (quote! { defer = ["crm tools"] }, "can never match a tool name"),
+        (
+            quote! { defer = ["crm tools"] },
+            "can never match a tool name",
+        ),
         (quote! { defer = "crm_*" }, "expected a list of strings"),
     ] {
         let (args, errors) = parse(wrong.clone());

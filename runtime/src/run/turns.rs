@@ -99,7 +99,11 @@ where
             if asked_first && self.keeper.is_some() {
                 Box::pin(self.keep_before_asking(&done, run)).await?; // rounds
             }
-            let mut refused = match self.gate.screen(&run.id, run.turns, &self.gated(&done)).await {
+            let mut refused = match self
+                .gate
+                .screen(&run.id, run.turns, &self.gated(&done))
+                .await
+            {
                 Screen::Decided {
                     approvals,
                     refusals,
