@@ -182,12 +182,17 @@ async fn the_python_sdk_goes_on_with_a_plan_week_session() {
         .arg(format!("http://{addr}/mcp"));
     let line = peer::run(client).await;
 
-    let session = line["session"].as_str().expect("the first result names a session");
+    let session = line["session"]
+        .as_str()
+        .expect("the first result names a session");
     assert_eq!(line["first"]["texts"][0], "Answer 1.", "{line}");
     assert_eq!(line["second"]["is_error"], false, "{line}");
     assert_eq!(line["second"]["texts"][0], "Answer 2.", "{line}");
     assert!(
-        line["second"]["texts"][1].as_str().unwrap_or_default().contains(session),
+        line["second"]["texts"][1]
+            .as_str()
+            .unwrap_or_default()
+            .contains(session),
         "the same session goes on: {line}"
     );
     let requests = script.requests();

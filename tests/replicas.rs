@@ -50,10 +50,19 @@ async fn a_claim_is_one_callers_until_it_is_let_go() {
     let (one, other) = two_replicas(&redis).await;
     let ttl = Duration::from_secs(5);
     assert!(one.claim("lock", b"a".to_vec(), ttl).await.unwrap());
-    assert!(!other.claim("lock", b"b".to_vec(), ttl).await.unwrap(), "held by a");
-    assert!(other.claim("lock", b"a".to_vec(), ttl).await.unwrap(), "a's again");
+    assert!(
+        !other.claim("lock", b"b".to_vec(), ttl).await.unwrap(),
+        "held by a"
+    );
+    assert!(
+        other.claim("lock", b"a".to_vec(), ttl).await.unwrap(),
+        "a's again"
+    );
     assert_eq!(one.take("lock").await.unwrap().as_deref(), Some(&b"a"[..]));
-    assert!(other.claim("lock", b"b".to_vec(), ttl).await.unwrap(), "let go");
+    assert!(
+        other.claim("lock", b"b".to_vec(), ttl).await.unwrap(),
+        "let go"
+    );
 }
 
 #[tokio::test]
@@ -69,7 +78,10 @@ async fn a_session_started_on_one_replica_goes_on_on_the_other() {
         Reply::text(format!("Answer {users}."))
     });
     let model = script.serve().await.expect("serves");
-    let secret = [("LADOGA_STATE_SECRET", "the replicas' session secret, 40 bytes..")];
+    let secret = [(
+        "LADOGA_STATE_SECRET",
+        "the replicas' session secret, 40 bytes..",
+    )];
     let redis_url = redis.url();
     let flags = ["--redis", redis_url.as_str()];
     let (_a, a) = common::board_over_http_with_env(&model.url(), "scripted", &flags, &secret).await;
@@ -91,12 +103,19 @@ async fn a_session_started_on_one_replica_goes_on_on_the_other() {
     let on_b = common::connect(b).await;
     let second = on_b
         .tools()
-        .call("plan_week", [("focus", "Thursday"), ("session", session.as_str())])
+        .call(
+            "plan_week",
+            [("focus", "Thursday"), ("session", session.as_str())],
+        )
         .await
         .unwrap();
     assert_eq!(common::answer(&second), "Answer 2.", "{second:?}");
     let last = script.requests().pop().unwrap();
-    let roles: Vec<_> = last.messages().iter().map(|message| &message["role"]).collect();
+    let roles: Vec<_> = last
+        .messages()
+        .iter()
+        .map(|message| &message["role"])
+        .collect();
     assert_eq!(
         roles,
         ["system", "user", "assistant", "user"],

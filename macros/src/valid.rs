@@ -34,7 +34,10 @@ pub(crate) fn arguments(args: &Args, errors: &mut Errors) {
 /// parameter named `session` of a tool that adds its own.
 pub(crate) fn against_signature(args: &Args, signature: &Signature, errors: &mut Errors) {
     if let Some(SessionArg::ById(_)) = &args.session
-        && let Some(param) = signature.params.iter().find(|param| param.ident == "session")
+        && let Some(param) = signature
+            .params
+            .iter()
+            .find(|param| param.ident == "session")
     {
         errors.at(
             &param.ident,

@@ -14,8 +14,8 @@ pub use crate::approval::Approvals;
 pub use crate::limits::{Limits, OnLimit};
 pub use crate::model::Model;
 pub use crate::model::erased::DynModel;
-pub use crate::session::Session;
 pub use crate::observe::task::task_id;
+pub use crate::session::Session;
 pub use crate::tool::{Orchestrator, Output, Report, Typed, answer};
 pub use crate::toolbox::ToolSelection;
 

@@ -156,11 +156,7 @@ impl RunStore for RedisStore {
         Box::pin(async move {
             let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
             let mut command = redis::cmd("SET");
-            command
-                .arg(self.run_key(id))
-                .arg(run)
-                .arg("PX")
-                .arg(millis);
+            command.arg(self.run_key(id)).arg(run).arg("PX").arg(millis);
             self.query::<()>(&command).await?;
             Ok(())
         })

@@ -214,9 +214,7 @@ impl CompletionModel for ScriptedModel {
             let kind = match failure.status {
                 401 | 403 => ErrorKind::Authentication,
                 429 => ErrorKind::RateLimited,
-                _ if failure.code == Some("context_length_exceeded") => {
-                    ErrorKind::ContextOverflow
-                }
+                _ if failure.code == Some("context_length_exceeded") => ErrorKind::ContextOverflow,
                 _ => ErrorKind::Transport,
             };
             let mut error = svir::Error::new(kind)

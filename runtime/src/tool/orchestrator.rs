@@ -493,7 +493,10 @@ impl Orchestrator {
         // Beside the answer: a typed answer is not held across an await, so it need not be
         // `Send`.
         if let Some(lease) = lease {
-            tokio::spawn(session::close(lease, matches!(run, Err(RunError::Paused(_)))));
+            tokio::spawn(session::close(
+                lease,
+                matches!(run, Err(RunError::Paused(_))),
+            ));
         }
         run
     }

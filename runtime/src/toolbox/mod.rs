@@ -7,8 +7,8 @@ mod search;
 mod selection;
 mod union;
 
-pub(crate) use self::deferred::{Deferral, answer as search_answer, search_tool};
 pub use self::deferred::{DEFAULT_SEARCH_LIMIT, SEARCH_TOOLS};
+pub(crate) use self::deferred::{Deferral, answer as search_answer, search_tool};
 pub use self::live::LiveTools;
 pub(crate) use self::search::ToolIndex;
 pub use self::selection::{PatternError, ToolPattern, ToolSelection};
