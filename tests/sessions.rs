@@ -122,6 +122,14 @@ fn session_of(result: &CallToolResponse) -> String {
     id
 }
 
+/// A client of the guarded `server` whose token names `sub`, connected.
+async fn caller(server: &Server, sub: &str) -> Client {
+    let token = token(SECRET, json!({"sub": sub, "exp": now() + 3600}));
+    let mut client = client_with(server.addr, Some(&token));
+    client.connect().await.expect("connects");
+    client
+}
+
 /// The text of the answer: the first block.
 fn answer(result: &CallToolResponse) -> String {
     result.content[0].as_text().unwrap().text.clone()
@@ -284,11 +292,7 @@ async fn another_callers_session_an_unknown_one_and_an_expired_one_are_refused_a
     let script = ScriptedModel::from_fn(|_| Reply::text("Fine."));
     let model = script.serve().await.expect("serves");
     let server = Server::start_guarded(App::new().add_singleton(model.model()), SECRET).await;
-    let as_caller = |sub: &str| token(SECRET, json!({"sub": sub, "exp": now() + 3600}));
-    let mut alice = client_with(server.addr, Some(&as_caller("alice")));
-    alice.connect().await.unwrap();
-    let mut bob = client_with(server.addr, Some(&as_caller("bob")));
-    bob.connect().await.unwrap();
+    let (mut alice, mut bob) = (caller(&server, "alice").await, caller(&server, "bob").await);
 
     let started = call(&mut alice, "chat", "Mine.", None).await;
     let id = session_of(&started);
@@ -436,11 +440,7 @@ async fn a_session_per_caller_needs_no_id_and_keeps_callers_apart() {
     let script = ScriptedModel::from_fn(|_| Reply::text("Mm."));
     let model = script.serve().await.expect("serves");
     let server = Server::start_guarded(App::new().add_singleton(model.model()), SECRET).await;
-    let as_caller = |sub: &str| token(SECRET, json!({"sub": sub, "exp": now() + 3600}));
-    let mut alice = client_with(server.addr, Some(&as_caller("alice")));
-    alice.connect().await.unwrap();
-    let mut bob = client_with(server.addr, Some(&as_caller("bob")));
-    bob.connect().await.unwrap();
+    let (mut alice, mut bob) = (caller(&server, "alice").await, caller(&server, "bob").await);
 
     let listed = alice.tools().list_all().await.unwrap();
     let companion = listed.iter().find(|tool| tool.name == "companion").unwrap();

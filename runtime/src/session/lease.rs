@@ -72,7 +72,7 @@ impl Lease {
                 let Some(principal) = &principal else {
                     return Err(RunError::NoCaller);
                 };
-                (principal::key(principal), true)
+                (principal::digest(principal), true)
             }
             (Session::ById, Some(id)) => (id.to_owned(), true),
             (Session::ById, None) => (asked.minted.map_or_else(new_id, str::to_owned), false),

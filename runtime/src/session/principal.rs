@@ -25,9 +25,9 @@ pub(crate) fn caller(ctx: &neva::Context) -> Option<String> {
     of(ctx)
 }
 
-/// The key of `principal`'s one conversation: a digest, so no store key spells who it is; any
-/// text's digest, as hex.
-pub(crate) fn key(principal: &str) -> String {
-    let digest = Sha256::digest(principal.as_bytes());
+/// `text`'s SHA-256, as hex: a store key that spells nothing of what it was made from (a
+/// caller, a run's id).
+pub(crate) fn digest(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
     digest.iter().map(|byte| format!("{byte:02x}")).collect()
 }

@@ -23,7 +23,7 @@ impl Orchestrator {
             .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
         let holder = keeper.map_or_else(new_id, |keeper| keeper.id().to_owned());
         // A new session's id is the same in each round of its first call: its run's, digested.
-        let minted = keeper.map(|keeper| principal::key(&format!("session of {}", keeper.id())));
+        let minted = keeper.map(|keeper| principal::digest(&format!("session of {}", keeper.id())));
         let asked = Asked {
             session,
             id: self.continuing.as_deref(),
