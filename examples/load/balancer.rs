@@ -23,7 +23,7 @@ pub enum Routing {
 pub struct Balancer {
     pub addr: SocketAddr,
     dir: PathBuf,
-    _master: tokio::process::Child,
+    master: tokio::process::Child,
 }
 
 impl Balancer {
@@ -58,11 +58,7 @@ impl Balancer {
             .map_err(|error| {
                 format!("cannot start nginx ({error}): `scripts/services install` installs it")
             })?;
-        let balancer = Self {
-            addr,
-            dir,
-            _master: master,
-        };
+        let balancer = Self { addr, dir, master };
         for _ in 0..300 {
             if tokio::net::TcpStream::connect(addr).await.is_ok() {
                 return Ok(balancer);
@@ -90,6 +86,14 @@ impl Drop for Balancer {
             .args(["-s", "stop"])
             .stderr(std::process::Stdio::null())
             .status();
+        // `-s stop` only signals the master: it is given the time to stop its workers before
+        // the child is dropped, which kills it, and would leave them running.
+        for _ in 0..50 {
+            if !matches!(self.master.try_wait(), Ok(None)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
