@@ -42,6 +42,12 @@ const RETRY_AFTER: &str = "2";
 /// The largest request body a draining front reads to decide whether to pass it on.
 const MAX_READ_BODY: usize = 4 << 20;
 
+/// Where a client first looks for the board's Protected Resource Metadata.
+const METADATA_ROOT: &str = "/.well-known/oauth-protected-resource";
+
+/// Where neva serves it, for the endpoint `/mcp`.
+const METADATA_MCP: &str = "/.well-known/oauth-protected-resource/mcp";
+
 /// The headers of one hop only, never passed on.
 const HOP_BY_HOP: [&str; 6] = [
     "connection",
@@ -234,12 +240,15 @@ impl Front {
         }
     }
 
-    /// `request` addressed to neva, its `Host` kept.
+    /// `request` addressed to neva, its `Host` kept. The Protected Resource Metadata asked for
+    /// at the root of the well-known folder is neva's at its path-suffixed form (RFC 9728 §3.1),
+    /// the board's one endpoint being `/mcp`.
     fn to_backend(&self, mut request: Request<Body>) -> Request<Body> {
-        let path = request
-            .uri()
-            .path_and_query()
-            .map_or("/", |path| path.as_str());
+        let path = match request.uri().path_and_query() {
+            Some(path) if path.path() == METADATA_ROOT => METADATA_MCP,
+            Some(path) => path.as_str(),
+            None => "/",
+        };
         let uri = format!("http://{}{path}", self.inner.backend);
         if let Ok(uri) = uri.parse() {
             *request.uri_mut() = uri;

