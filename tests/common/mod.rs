@@ -5,6 +5,7 @@
 
 pub mod auth;
 pub mod exe;
+pub mod issuer;
 pub mod nginx;
 pub mod peer;
 pub mod prometheus;
