@@ -31,7 +31,8 @@ pub const SCOPES: [&str; 3] = ["board:read", "board:write", "board:admin"];
 /// The authorization server the board takes tokens from, and what it is to them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OAuth {
-    /// The issuer's identifier: what `iss` must be, and where its metadata is.
+    /// The issuer's identifier, exactly as its tokens' `iss` and its metadata name it (with
+    /// Auth0's trailing `/`, say): what `iss` must be, and where its metadata is.
     pub issuer: String,
     /// The board's own canonical URL: what `aud` must name.
     pub resource: String,
@@ -92,7 +93,7 @@ impl OAuth {
         }
         let resource = resource.map_or_else(|| format!("http://{http}/mcp"), str::to_owned);
         Ok(Some(Self {
-            issuer: url("issuer", issuer.trim_end_matches('/'))?,
+            issuer: url("issuer", issuer)?,
             resource: url("resource", &resource)?,
             cooldown: cooldown.unwrap_or(DEFAULT_COOLDOWN),
         }))
@@ -183,7 +184,7 @@ mod tests {
         let oauth = flags(Some("https://id.example.com/"), None)
             .unwrap()
             .unwrap();
-        assert_eq!(oauth.issuer, "https://id.example.com");
+        assert_eq!(oauth.issuer, "https://id.example.com/", "as `iss` has it");
         assert_eq!(oauth.resource, "http://127.0.0.1:3000/mcp");
         assert_eq!(oauth.cooldown, DEFAULT_COOLDOWN);
         let told = flags(
