@@ -4,11 +4,13 @@
 //! HTTP: the whole sign-in from the board's 401 (its metadata, the issuer's, registration, the
 //! code with PKCE, the token) then `plan_week` through its approval; tokens refreshed when they
 //! expire; the issuer's keys rotated between two calls; and a step-up from `board:read` to
-//! `board:write` when the board answers `403 insufficient_scope`.
+//! `board:write` when the board answers `403 insufficient_scope`. And the same first sign-in by
+//! the official TypeScript client (`@modelcontextprotocol/client` 2.4.0), headless.
 //!
-//! Ignored by a plain `cargo test`, since it needs the SDK and oidc-provider: `scripts/test`
+//! Ignored by a plain `cargo test`, since it needs the SDKs and oidc-provider: `scripts/test`
 //! installs them with `scripts/peers install` and runs these with `--ignored`, the venv's
-//! interpreter in `LADOGA_PYTHON` and oidc-provider's folder in `LADOGA_ISSUER`.
+//! interpreter in `LADOGA_PYTHON`, the TypeScript client's `node_modules` in `LADOGA_TS_SDK` and
+//! oidc-provider's folder in `LADOGA_ISSUER`.
 
 mod common;
 
@@ -20,10 +22,12 @@ use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-const CLIENT: &str = concat!(
+const PYTHON_CLIENT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../tests/peers/python_oauth.py"
 );
+
+const TS_CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/peers/ts_oauth.mjs");
 
 /// What the Python OAuth client did, one JSON object per step (see `python_oauth.py`).
 struct Steps(Vec<Value>);
@@ -61,16 +65,30 @@ impl Steps {
 async fn python_oauth(url: &str, args: &[&str], issuer: &Issuer) -> Steps {
     let python = std::env::var("LADOGA_PYTHON")
         .expect("LADOGA_PYTHON names a Python with the MCP SDK (see scripts/test)");
-    let mut child = tokio::process::Command::new(python)
-        .arg(CLIENT)
-        .arg(url)
-        .args(args)
+    let mut client = tokio::process::Command::new(python);
+    client.arg(PYTHON_CLIENT).arg(url).args(args);
+    steps(client, issuer).await
+}
+
+/// Runs the TypeScript OAuth client against `url` and collects its steps.
+async fn ts_oauth(url: &str, issuer: &Issuer) -> Steps {
+    let sdk = std::env::var("LADOGA_TS_SDK")
+        .expect("LADOGA_TS_SDK names the node_modules holding the client (see scripts/test)");
+    let mut client = tokio::process::Command::new("node");
+    client.arg(TS_CLIENT).arg(url).env("LADOGA_TS_SDK", sdk);
+    steps(client, issuer).await
+}
+
+/// Runs `client`, an OAuth client of `tests/peers/` printing a JSON line per step, rotating
+/// `issuer`'s keys whenever it pauses, and collects its steps.
+async fn steps(mut client: tokio::process::Command, issuer: &Issuer) -> Steps {
+    let mut child = client
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .expect("the Python client runs");
+        .expect("the OAuth client runs");
     let mut stdin = child.stdin.take().expect("its stdin");
     let mut lines = BufReader::new(child.stdout.take().expect("its stdout")).lines();
     let mut steps = Vec::new();
@@ -86,7 +104,7 @@ async fn python_oauth(url: &str, args: &[&str], issuer: &Issuer) -> Steps {
     };
     tokio::time::timeout(Duration::from_secs(120), reading)
         .await
-        .expect("the Python client ends within 2 minutes");
+        .expect("the OAuth client ends within 2 minutes");
     let output = child.wait_with_output().await.expect("it ends");
     assert!(
         output.status.success(),
@@ -116,21 +134,26 @@ async fn grants(issuer: &Issuer, grant_type: &str) -> Vec<Value> {
         .collect()
 }
 
-#[tokio::test]
-#[ignore = "needs the MCP Python SDK and oidc-provider: run by scripts/test"]
-async fn the_python_sdk_signs_in_knowing_only_the_url_and_approves_clear_board_in_plan_week() {
-    let issuer = Issuer::start().await;
-    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().first() {
+/// The model asks for `clear_board` once, then answers with its result.
+fn clearing_script() -> ScriptedModel {
+    ScriptedModel::from_fn(|seen| match seen.tool_results().first() {
         None => {
             Reply::call("clear_board", json!({})).with_text("The board is stale: I will clear it.")
         }
         Some((_, result)) => Reply::text(format!("Done: {result}")),
-    });
-    let model = script.serve().await.expect("serves");
-    let (_board, url) = board(&issuer, &model.url()).await;
+    })
+}
 
-    let steps = python_oauth(&url, &["call:plan_week"], &issuer).await;
-
+/// The client signed in to the board at `url` from its 401 alone (its metadata, the issuer's,
+/// one registration, the person's login and consent, one code exchanged with PKCE for a token
+/// of the three scopes for the board), then `plan_week` ran on `clearing_script`, the person
+/// approving `clear_board`, which ran once.
+async fn check_signed_in_and_approved(
+    steps: &Steps,
+    issuer: &Issuer,
+    url: &str,
+    script: &ScriptedModel,
+) {
     let http = steps.http();
     let base = url.trim_end_matches("/mcp");
     let issuer_url = issuer.url();
@@ -139,14 +162,18 @@ async fn the_python_sdk_signs_in_knowing_only_the_url_and_approves_clear_board_i
         format!("GET {base}/.well-known/oauth-protected-resource/mcp 200"),
         format!("GET {issuer_url}/.well-known/oauth-authorization-server 200"),
         format!("POST {issuer_url}/reg 201"),
-        format!("POST {issuer_url}/token 200"),
-        format!("POST {url} 200"),
     ];
     assert_eq!(http[..first.len()], first, "{http:#?}");
+    let exchange = format!("POST {issuer_url}/token 200");
+    assert_eq!(
+        http.iter().filter(|line| **line == exchange).count(),
+        1,
+        "one code exchanged: {http:#?}"
+    );
     let flow: Vec<_> = steps
         .0
         .iter()
-        .filter(|step| step["step"] != "http")
+        .filter(|step| step["step"] != "http" || step["url"] == format!("{issuer_url}/token"))
         .map(|step| step["step"].as_str().unwrap_or_default())
         .collect();
     assert_eq!(
@@ -158,6 +185,7 @@ async fn the_python_sdk_signs_in_knowing_only_the_url_and_approves_clear_board_i
             "prompt",
             "consent",
             "code",
+            "http",
             "asked",
             "result",
             "done"
@@ -181,13 +209,40 @@ async fn the_python_sdk_signs_in_knowing_only_the_url_and_approves_clear_board_i
     );
 
     assert_eq!(issuer.events("registration").await.len(), 1);
-    let codes = grants(&issuer, "authorization_code").await;
+    assert_eq!(issuer.events("login").await.len(), 1);
+    let codes = grants(issuer, "authorization_code").await;
     assert_eq!(codes.len(), 1, "{codes:#?}");
     assert_eq!(codes[0]["aud"], url);
     assert_eq!(codes[0]["scope"], "board:read board:write board:admin");
     let requests = script.requests();
     assert_eq!(requests.len(), 2, "each turn was asked for once");
     assert_eq!(requests[1].tool_results().len(), 1, "clear_board ran once");
+}
+
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK and oidc-provider: run by scripts/test"]
+async fn the_python_sdk_signs_in_knowing_only_the_url_and_approves_clear_board_in_plan_week() {
+    let issuer = Issuer::start().await;
+    let script = clearing_script();
+    let model = script.serve().await.expect("serves");
+    let (_board, url) = board(&issuer, &model.url()).await;
+
+    let steps = python_oauth(&url, &["call:plan_week"], &issuer).await;
+
+    check_signed_in_and_approved(&steps, &issuer, &url, &script).await;
+}
+
+#[tokio::test]
+#[ignore = "needs the MCP TypeScript client and oidc-provider: run by scripts/test"]
+async fn the_typescript_client_signs_in_headless_knowing_only_the_url_and_approves_clear_board() {
+    let issuer = Issuer::start().await;
+    let script = clearing_script();
+    let model = script.serve().await.expect("serves");
+    let (_board, url) = board(&issuer, &model.url()).await;
+
+    let steps = ts_oauth(&url, &issuer).await;
+
+    check_signed_in_and_approved(&steps, &issuer, &url, &script).await;
 }
 
 #[tokio::test]
