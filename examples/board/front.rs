@@ -72,6 +72,9 @@ struct Inner {
     /// Whether the paused runs live in this process only: then their later rounds can go on
     /// here only, and a draining front passes them on.
     runs_here_only: bool,
+    /// Whether the board takes bearer tokens (`--auth`, `--oauth`): then it takes requests over
+    /// plain HTTP from this machine only, as neva would if it listened itself.
+    guarded: bool,
     in_flight: AtomicUsize,
     /// Connections open.
     connections: AtomicUsize,
@@ -81,8 +84,16 @@ struct Inner {
 
 impl Front {
     /// A front for neva at `backend`, refusing new calls once `drain` begins; `runs_here_only`
-    /// when no other process can resume this one's paused runs.
-    pub fn new(backend: SocketAddr, drain: ladoga::Drain, runs_here_only: bool) -> Self {
+    /// when no other process can resume this one's paused runs; `guarded` when the board takes
+    /// bearer tokens, which then come over plain HTTP from a loopback peer only (a TLS proxy on
+    /// this machine), as neva has it: neva sees the front's own loopback connection, not the
+    /// caller's.
+    pub fn new(
+        backend: SocketAddr,
+        drain: ladoga::Drain,
+        runs_here_only: bool,
+        guarded: bool,
+    ) -> Self {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
         let client = Client::builder(TokioExecutor::new()).build(connector);
@@ -92,6 +103,7 @@ impl Front {
                 client,
                 drain,
                 runs_here_only,
+                guarded,
                 in_flight: AtomicUsize::new(0),
                 connections: AtomicUsize::new(0),
                 closing: watch::Sender::new(false),
@@ -121,7 +133,7 @@ impl Front {
                 accepted = listener.accept() => accepted,
             };
             match accepted {
-                Ok((stream, _)) => self.clone().serve_connection(stream),
+                Ok((stream, peer)) => self.clone().serve_connection(stream, peer),
                 Err(error) => {
                     tracing::warn!("board: cannot accept a connection: {error}");
                     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -135,12 +147,12 @@ impl Front {
             return;
         };
         let _ = listener.set_nonblocking(true);
-        while let Ok((stream, _)) = listener.accept() {
+        while let Ok((stream, peer)) = listener.accept() {
             if let Ok(stream) = stream
                 .set_nonblocking(true)
                 .and_then(|()| TcpStream::from_std(stream))
             {
-                self.clone().serve_connection(stream);
+                self.clone().serve_connection(stream, peer);
             }
         }
         drop(listener);
@@ -158,13 +170,20 @@ impl Front {
         }
     }
 
-    /// Serves the HTTP/1.1 connection `stream` on a task of its own, counted while it is open.
-    fn serve_connection(self, stream: TcpStream) {
+    /// Serves the HTTP/1.1 connection `stream` from `peer` on a task of its own, counted while
+    /// it is open.
+    fn serve_connection(self, stream: TcpStream, peer: SocketAddr) {
         let _ = stream.set_nodelay(true);
         let open = Counted::enter(&self.inner, |inner| &inner.connections);
+        let plain_from_afar = !admits(self.inner.guarded, peer);
         let service = hyper::service::service_fn(move |request| {
             let front = self.clone();
-            async move { Ok::<_, Infallible>(front.answer(request).await) }
+            async move {
+                Ok::<_, Infallible>(match plain_from_afar {
+                    true => over_plain_http(),
+                    false => front.answer(request).await,
+                })
+            }
         });
         tokio::spawn(async move {
             let _ = hyper::server::conn::http1::Builder::new()
@@ -320,6 +339,26 @@ fn refusal() -> Response<Body> {
     response
 }
 
+/// Whether a board takes plain HTTP requests from `peer`: a `guarded` one (bearer tokens) from
+/// this machine only.
+fn admits(guarded: bool, peer: SocketAddr) -> bool {
+    !guarded || peer.ip().is_loopback()
+}
+
+/// The answer to a request of a guarded board over plain HTTP from another machine, whose bearer
+/// token anyone on the way could read: neva's, `400` with `error="invalid_request"`.
+fn over_plain_http() -> Response<Body> {
+    let mut response = own(
+        StatusCode::BAD_REQUEST,
+        "this server takes bearer tokens over HTTPS only: call it through its TLS proxy",
+    );
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static(r#"Bearer error="invalid_request""#),
+    );
+    response
+}
+
 /// A plain-text response of the front's own.
 fn own(status: StatusCode, text: &'static str) -> Response<Body> {
     let mut response = Response::new(full(Bytes::from_static(text.as_bytes())));
@@ -340,5 +379,21 @@ fn full(bytes: Bytes) -> Body {
 fn strip_hop_by_hop(headers: &mut HeaderMap) {
     for name in HOP_BY_HOP {
         headers.remove(name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_guarded_board_takes_plain_http_from_this_machine_only() {
+        let near: SocketAddr = "127.0.0.1:50000".parse().unwrap();
+        let near_v6: SocketAddr = "[::1]:50000".parse().unwrap();
+        let afar: SocketAddr = "192.0.2.7:50000".parse().unwrap();
+        assert!(admits(true, near) && admits(true, near_v6));
+        assert!(!admits(true, afar));
+        assert!(admits(false, afar), "an open board takes anyone");
+        assert_eq!(over_plain_http().status(), StatusCode::BAD_REQUEST);
     }
 }

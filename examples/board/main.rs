@@ -380,7 +380,8 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
     let _ = shutdown;
 
     if let (Some(listener), Some(backend)) = (listener, backend) {
-        let front = front::Front::new(backend, drain.clone(), runs.is_local());
+        let guarded = auth.is_some() || oauth.is_some();
+        let front = front::Front::new(backend, drain.clone(), runs.is_local(), guarded);
         tokio::spawn(front.clone().serve(listener));
         #[cfg(unix)]
         if let Some(signals) = signals {

@@ -208,7 +208,7 @@ impl Issuer {
     }
 
     /// What happened so far, in order: `{"event": "registration" | "login" | "consent" |
-    /// "token" | "rotate", ...}`; a token event names its `grant_type`, `scope`, `aud`, `kid`,
+    /// "token" | "rotate" | "jwks", ...}`; a token event names its `grant_type`, `scope`, `aud`, `kid`,
     /// `alg` and whether a `refresh_token` came with it.
     pub async fn log(&self) -> Vec<Value> {
         let response = self

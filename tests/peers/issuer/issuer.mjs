@@ -22,7 +22,8 @@
 //   POST /test/rotate              both keys replaced by new ones with new kids (JWKS, keys.json)
 //   GET  /test/log                 {"events": [...]}: registration, login, consent, token (its
 //                                  grant type, scope, aud, kid, alg, whether a refresh token came)
-//                                  and rotate events, in order
+//                                  rotate events, and a jwks event for each fetch of the key set,
+//                                  in order
 
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync, renameSync } from 'node:fs';
@@ -255,6 +256,8 @@ const server = createServer(async (req, res) => {
     const path = new URL(req.url, issuer).pathname;
     // RFC 8414's address of the metadata, beside OpenID Connect's: the same document.
     if (path === '/.well-known/oauth-authorization-server') req.url = '/.well-known/openid-configuration';
+    // Each fetch of the key set, for a test to count how often a resource server refetches it.
+    if (path === '/jwks') events.push({ event: 'jwks' });
     const route = routes.find(([method, pattern]) => method === req.method && pattern.test(path));
     if (!route) return current.handle(req, res);
     try {
