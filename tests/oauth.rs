@@ -115,6 +115,12 @@ impl Board {
         answer(request.send().await.expect("the board answers")).await
     }
 
+    /// Asserts that a call of `tool` bearing `token` is refused `401 invalid_token`.
+    async fn refuses(&self, token: &str, tool: &str) {
+        let answer = self.call(Some(token), tool, json!({})).await;
+        assert_unauthorized(self, &answer, Some("invalid_token"));
+    }
+
     /// Whether the task board is empty, as a reader sees it.
     async fn is_empty(&self, reader: &str) -> bool {
         let listed = self.call(Some(reader), "list_tasks", json!({})).await;
@@ -236,8 +242,7 @@ async fn a_token_signed_with_another_key_under_the_issuers_kid_is_refused() {
     let theirs = stranger.key(Algorithm::RS256);
     let ours = board.issuer.key(Algorithm::RS256);
     let forged = renamed(&theirs, &ours.kid).sign(&board.claims("board:read board:admin"));
-    let answer = board.call(Some(&forged), "clear_board", json!({})).await;
-    assert_unauthorized(&board, &answer, Some("invalid_token"));
+    board.refuses(&forged, "clear_board").await;
     assert!(board.script.requests().is_empty(), "no model was asked");
 }
 
@@ -247,8 +252,7 @@ async fn a_token_with_alg_none_is_refused() {
     let board = Board::quiet().await;
     let kid = board.issuer.key(Algorithm::RS256).kid;
     let forged = unsigned(&kid, &board.claims("board:read board:admin"));
-    let answer = board.call(Some(&forged), "clear_board", json!({})).await;
-    assert_unauthorized(&board, &answer, Some("invalid_token"));
+    board.refuses(&forged, "clear_board").await;
     assert!(board.script.requests().is_empty(), "no model was asked");
 }
 
@@ -270,10 +274,7 @@ async fn an_expired_token_and_one_not_yet_valid_are_refused() {
     let mut early = board.claims("board:read");
     early["nbf"] = json!(now() + 3600);
     for claims in [expired, early] {
-        let answer = board
-            .call(Some(&key.sign(&claims)), "list_tasks", json!({}))
-            .await;
-        assert_unauthorized(&board, &answer, Some("invalid_token"));
+        board.refuses(&key.sign(&claims), "list_tasks").await;
     }
     assert!(board.script.requests().is_empty(), "no model was asked");
 }
@@ -288,15 +289,13 @@ async fn a_token_for_another_resource_is_refused_though_the_issuer_signed_it() {
         .sign_in("http://127.0.0.1:9/other/mcp", &SCOPES)
         .await
         .access_token;
-    let answer = board.call(Some(&elsewhere), "list_tasks", json!({})).await;
-    assert_unauthorized(&board, &answer, Some("invalid_token"));
+    board.refuses(&elsewhere, "list_tasks").await;
 
     // And one forged with its key, for no audience at all.
     let mut claims = board.claims("board:read");
     claims.as_object_mut().expect("claims").remove("aud");
     let forged = board.issuer.key(Algorithm::RS256).sign(&claims);
-    let answer = board.call(Some(&forged), "list_tasks", json!({})).await;
-    assert_unauthorized(&board, &answer, Some("invalid_token"));
+    board.refuses(&forged, "list_tasks").await;
     assert!(board.script.requests().is_empty(), "no model was asked");
 }
 
@@ -310,15 +309,13 @@ async fn a_token_from_another_issuer_is_refused() {
         .sign_in(&board.resource(), &SCOPES)
         .await
         .access_token;
-    let answer = board.call(Some(&theirs), "list_tasks", json!({})).await;
-    assert_unauthorized(&board, &answer, Some("invalid_token"));
+    board.refuses(&theirs, "list_tasks").await;
 
     // And one signed with the board's issuer's key, naming another issuer.
     let mut claims = board.claims("board:read");
     claims["iss"] = json!(stranger.url());
     let forged = board.issuer.key(Algorithm::RS256).sign(&claims);
-    let answer = board.call(Some(&forged), "list_tasks", json!({})).await;
-    assert_unauthorized(&board, &answer, Some("invalid_token"));
+    board.refuses(&forged, "list_tasks").await;
     assert!(board.script.requests().is_empty(), "no model was asked");
 }
 
@@ -337,8 +334,7 @@ async fn tokens_with_key_ids_never_published_are_refused_and_fetch_the_keys_at_m
     for n in 0..10 {
         let forged =
             renamed(&key, &format!("never-published-{n}")).sign(&board.claims("board:read"));
-        let answer = board.call(Some(&forged), "list_tasks", json!({})).await;
-        assert_unauthorized(&board, &answer, Some("invalid_token"));
+        board.refuses(&forged, "list_tasks").await;
     }
     let refetched = board.issuer.events("jwks").await.len() - fetched;
     assert!(
@@ -427,8 +423,7 @@ async fn a_token_replayed_after_its_expiry_is_refused() {
     assert!(board.is_empty(&reader).await, "taken while it is valid");
     // Its two seconds, and the minute of leeway for clock skew.
     tokio::time::sleep(Duration::from_secs(64)).await;
-    let answer = board.call(Some(&reader), "list_tasks", json!({})).await;
-    assert_unauthorized(&board, &answer, Some("invalid_token"));
+    board.refuses(&reader, "list_tasks").await;
     assert!(board.script.requests().is_empty(), "no model was asked");
 }
 

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use common::board_over_http_with;
 use common::issuer::{Issuer, IssuerOptions};
-use ladoga::testing::{Reply, ScriptedModel};
+use ladoga::testing::{Reply, ScriptedModel, ScriptedServer};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -122,6 +122,22 @@ async fn board(issuer: &Issuer, model_url: &str) -> (tokio::process::Child, Stri
     let args = ["--oauth", issuer_url.as_str(), "--jwks-cooldown", "1"];
     let (board, addr) = board_over_http_with(model_url, "scripted", &args).await;
     (board, format!("http://{addr}/mcp"))
+}
+
+/// An issuer whose access tokens last 2 s, a model that answers at once, and the board on them:
+/// each, and the board's MCP URL.
+async fn short_lived() -> (Issuer, ScriptedServer, tokio::process::Child, String) {
+    let issuer = Issuer::start_with(IssuerOptions {
+        access_token_ttl: Duration::from_secs(2),
+        ..IssuerOptions::default()
+    })
+    .await;
+    let model = ScriptedModel::new(Vec::new())
+        .serve()
+        .await
+        .expect("serves");
+    let (board, url) = board(&issuer, &model.url()).await;
+    (issuer, model, board, url)
 }
 
 /// The issuer's token events of `grant_type`.
@@ -248,16 +264,7 @@ async fn the_typescript_client_signs_in_headless_knowing_only_the_url_and_approv
 #[tokio::test]
 #[ignore = "needs the MCP Python SDK and oidc-provider: run by scripts/test"]
 async fn the_python_sdk_refreshes_its_token_when_it_expires_without_signing_in_again() {
-    let issuer = Issuer::start_with(IssuerOptions {
-        access_token_ttl: Duration::from_secs(2),
-        ..IssuerOptions::default()
-    })
-    .await;
-    let model = ScriptedModel::new(Vec::new())
-        .serve()
-        .await
-        .expect("serves");
-    let (_board, url) = board(&issuer, &model.url()).await;
+    let (issuer, _model, _board, url) = short_lived().await;
 
     let steps = python_oauth(
         &url,
@@ -284,16 +291,7 @@ async fn the_python_sdk_refreshes_its_token_when_it_expires_without_signing_in_a
 #[tokio::test]
 #[ignore = "needs the MCP Python SDK and oidc-provider: run by scripts/test"]
 async fn the_board_takes_a_token_signed_by_a_key_the_issuer_rotated_in_between_two_calls() {
-    let issuer = Issuer::start_with(IssuerOptions {
-        access_token_ttl: Duration::from_secs(2),
-        ..IssuerOptions::default()
-    })
-    .await;
-    let model = ScriptedModel::new(Vec::new())
-        .serve()
-        .await
-        .expect("serves");
-    let (_board, url) = board(&issuer, &model.url()).await;
+    let (issuer, _model, _board, url) = short_lived().await;
     let first_kid = issuer.key(jsonwebtoken::Algorithm::RS256).kid;
 
     // The pause rotates the keys; the token expires in the sleep, so the second call's is new.

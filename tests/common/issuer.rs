@@ -275,17 +275,23 @@ impl Issuer {
         let code = query
             .get("code")
             .unwrap_or_else(|| panic!("no code: {redirect}"));
+        let form = [
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("redirect_uri", REDIRECT_URI),
+            ("client_id", &client_id),
+            ("code_verifier", &verifier),
+            ("resource", resource),
+        ];
+        self.exchange(&form, client_id.clone()).await
+    }
+
+    /// What the token endpoint gives `client_id` for `form`.
+    async fn exchange(&self, form: &[(&str, &str)], client_id: String) -> Tokens {
         let response = self
             .http
             .post(format!("{}/token", self.url()))
-            .form(&[
-                ("grant_type", "authorization_code"),
-                ("code", code),
-                ("redirect_uri", REDIRECT_URI),
-                ("client_id", &client_id),
-                ("code_verifier", &verifier),
-                ("resource", resource),
-            ])
+            .form(form)
             .send()
             .await
             .expect("POST /token");
@@ -298,33 +304,6 @@ impl Issuer {
             refresh_token: tokens["refresh_token"].as_str().map(str::to_owned),
             scope: tokens["scope"].as_str().unwrap_or_default().to_owned(),
             client_id,
-        }
-    }
-
-    /// `tokens`' refresh token exchanged for new tokens for `resource`.
-    pub async fn refresh(&self, tokens: &Tokens, resource: &str) -> Tokens {
-        let refresh_token = tokens.refresh_token.as_deref().expect("a refresh token");
-        let response = self
-            .http
-            .post(format!("{}/token", self.url()))
-            .form(&[
-                ("grant_type", "refresh_token"),
-                ("refresh_token", refresh_token),
-                ("client_id", &tokens.client_id),
-                ("resource", resource),
-            ])
-            .send()
-            .await
-            .expect("POST /token");
-        let refreshed: Value = response.json().await.expect("the token response is JSON");
-        Tokens {
-            access_token: refreshed["access_token"]
-                .as_str()
-                .unwrap_or_else(|| panic!("no access token: {refreshed}"))
-                .to_owned(),
-            refresh_token: refreshed["refresh_token"].as_str().map(str::to_owned),
-            scope: refreshed["scope"].as_str().unwrap_or_default().to_owned(),
-            client_id: tokens.client_id.clone(),
         }
     }
 
