@@ -210,6 +210,8 @@ impl Front {
         } else {
             request.map(BodyExt::boxed)
         };
+        #[cfg(feature = "legacy-spec")]
+        let bearer = bearer(request.headers());
         let counted = request.method() == Method::POST && !is_listen(request.headers());
         let entered = counted.then(|| Counted::enter(&self.inner, |inner| &inner.in_flight));
         let mut response = match self.inner.client.request(self.to_backend(request)).await {
@@ -229,6 +231,12 @@ impl Front {
             }
         };
         strip_hop_by_hop(response.headers_mut());
+        #[cfg(feature = "legacy-spec")]
+        if response.status() == StatusCode::FORBIDDEN
+            && let Some(token) = bearer
+        {
+            widen_step_up(response.headers_mut(), &token);
+        }
         if self.inner.drain.is_draining() {
             response
                 .headers_mut()
@@ -317,6 +325,30 @@ impl Counted {
 impl Drop for Counted {
     fn drop(&mut self) {
         (self.count)(&self.inner).fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The bearer token of a request, if it has one.
+#[cfg(feature = "legacy-spec")]
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let token = value
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))?;
+    Some(token.trim().to_owned())
+}
+
+/// A `403 insufficient_scope`'s challenge made to name the scopes `token` holds too
+/// ([`crate::step_up`]).
+#[cfg(feature = "legacy-spec")]
+fn widen_step_up(headers: &mut HeaderMap, token: &str) {
+    let widened = headers
+        .get(header::WWW_AUTHENTICATE)
+        .and_then(|challenge| challenge.to_str().ok())
+        .and_then(|challenge| crate::step_up::widen(challenge, token))
+        .and_then(|widened| HeaderValue::from_str(&widened).ok());
+    if let Some(widened) = widened {
+        headers.insert(header::WWW_AUTHENTICATE, widened);
     }
 }
 

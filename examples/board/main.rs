@@ -56,6 +56,8 @@ mod replicas;
 mod signals;
 #[cfg(unix)]
 mod stdin;
+#[cfg(feature = "legacy-spec")]
+mod step_up;
 mod store;
 mod tasks;
 
