@@ -111,11 +111,10 @@ impl Issuer {
         let packages = std::env::var("LADOGA_ISSUER").expect(
             "LADOGA_ISSUER names the folder oidc-provider is installed in (see scripts/test)",
         );
-        let port = super::free_addr().port();
         let state = std::env::temp_dir().join(format!(
-            "ladoga-issuer-{}-{}-{port}",
+            "ladoga-issuer-{}-{}",
             std::process::id(),
-            super::auth::now()
+            rand::random::<u64>()
         ));
         std::fs::create_dir_all(&state).expect("a folder for the issuer's keys");
         let log = std::fs::File::create(state.join("issuer.log")).expect("the issuer's log");
@@ -125,7 +124,7 @@ impl Issuer {
         };
         let child = tokio::process::Command::new("node")
             .arg(SCRIPT)
-            .arg(port.to_string())
+            .arg("0") // a port the system picks, which no other process can take meanwhile
             .arg(&state)
             .args(["--ttl", &options.access_token_ttl.as_secs().to_string()])
             .args(["--alg", alg, "--password", PASSWORD])
@@ -141,6 +140,7 @@ impl Issuer {
             .timeout(Duration::from_secs(30))
             .build()
             .expect("an HTTP client");
+        let port = bound_port(&state).await;
         let issuer = Self {
             port,
             state,
@@ -151,9 +151,10 @@ impl Issuer {
         issuer
     }
 
+    /// Waits, for at most a minute, until it serves its metadata.
     async fn wait_for_metadata(&self) {
         let metadata = format!("{}/.well-known/openid-configuration", self.url());
-        for _ in 0..300 {
+        for _ in 0..600 {
             if let Ok(response) = self.http.get(&metadata).send().await
                 && response.status().is_success()
             {
@@ -162,7 +163,7 @@ impl Issuer {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         let log = std::fs::read_to_string(self.state.join("issuer.log")).unwrap_or_default();
-        panic!("the issuer serves no metadata after 30 s: {log}");
+        panic!("the issuer serves no metadata after 60 s: {log}");
     }
 
     /// Its issuer identifier, which is also its base URL: `http://127.0.0.1:PORT`.
@@ -393,4 +394,20 @@ impl Person {
         }
         response
     }
+}
+
+/// The port the issuer whose state folder is `state` listens on, once it does (it writes it
+/// there), for at most a minute.
+async fn bound_port(state: &std::path::Path) -> u16 {
+    for _ in 0..600 {
+        if let Some(port) = std::fs::read_to_string(state.join("port"))
+            .ok()
+            .and_then(|port| port.trim().parse().ok())
+        {
+            return port;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let log = std::fs::read_to_string(state.join("issuer.log")).unwrap_or_default();
+    panic!("the issuer does not listen after 60 s: {log}");
 }

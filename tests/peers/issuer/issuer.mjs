@@ -5,7 +5,8 @@
 //
 //   node issuer.mjs PORT STATE_DIR [--ttl SECONDS] [--alg RS256|ES256] [--password PASSWORD]
 //
-// Listens on 127.0.0.1:PORT; the issuer identifier is http://127.0.0.1:PORT. Open dynamic client
+// Listens on 127.0.0.1:PORT (0: a free port, written to STATE_DIR/port once it listens); the
+// issuer identifier is http://127.0.0.1:PORT. Open dynamic client
 // registration, PKCE (S256) always, the authorization code and refresh token grants (a refresh
 // token for every code of a client registered for refresh_token), public clients. Resource
 // indicators (RFC 8707): any http(s) resource gets JWT access tokens whose `aud` is that resource,
@@ -58,7 +59,9 @@ if (!port || !stateDir || !['RS256', 'ES256'].includes(options.alg)) {
     console.error('usage: node issuer.mjs PORT STATE_DIR [--ttl SECONDS] [--alg RS256|ES256] [--password PASSWORD]');
     process.exit(2);
 }
-const issuer = `http://127.0.0.1:${port}`;
+// Set once the server listens: on PORT, or with 0 on a port the system picks, which it writes to
+// STATE_DIR/port for the test (no other process can take it in between).
+let issuer;
 const accessTokenTtl = Number(options.ttl);
 const boardScopes = ['board:read', 'board:write', 'board:admin'];
 const account = 'alice';
@@ -174,7 +177,7 @@ function provider(keys) {
 
 let keys = newKeys();
 writeKeys(keys);
-let current = provider(keys);
+let current;
 
 /** The JSON body of a request. */
 async function body(req) {
@@ -266,4 +269,11 @@ const server = createServer(async (req, res) => {
         json(res, error.statusCode ?? 500, { error: error.name, error_description: error.message });
     }
 });
-server.listen(Number(port), '127.0.0.1');
+server.listen(Number(port), '127.0.0.1', () => {
+    const { port: bound } = server.address();
+    issuer = `http://127.0.0.1:${bound}`;
+    current = provider(keys);
+    const file = join(stateDir, 'port');
+    writeFileSync(`${file}.tmp`, String(bound));
+    renameSync(`${file}.tmp`, file);
+});
