@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use common::board_over_http_with;
 use common::issuer::{Issuer, IssuerOptions};
+use common::steps::Steps;
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -28,37 +29,6 @@ const PYTHON_CLIENT: &str = concat!(
 );
 
 const TS_CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/peers/ts_oauth.mjs");
-
-/// What the Python OAuth client did, one JSON object per step (see `python_oauth.py`).
-struct Steps(Vec<Value>);
-
-impl Steps {
-    /// The steps of `kind`.
-    fn of(&self, kind: &str) -> Vec<&Value> {
-        self.0.iter().filter(|step| step["step"] == kind).collect()
-    }
-
-    /// The HTTP exchanges, each as `METHOD URL STATUS`.
-    fn http(&self) -> Vec<String> {
-        self.of("http")
-            .iter()
-            .map(|step| {
-                let url = step["url"].as_str().unwrap_or_default();
-                let url = url.split('?').next().unwrap_or(url);
-                format!(
-                    "{} {url} {}",
-                    step["method"].as_str().unwrap_or_default(),
-                    step["status"]
-                )
-            })
-            .collect()
-    }
-
-    /// The result of each tool call, in order.
-    fn results(&self) -> Vec<&Value> {
-        self.of("result")
-    }
-}
 
 /// Runs the Python OAuth client against `url` with `args` (`--grant`s and actions), rotating
 /// `issuer`'s keys whenever it pauses, and collects its steps.
@@ -140,16 +110,6 @@ async fn short_lived() -> (Issuer, ScriptedServer, tokio::process::Child, String
     (issuer, model, board, url)
 }
 
-/// The issuer's token events of `grant_type`.
-async fn grants(issuer: &Issuer, grant_type: &str) -> Vec<Value> {
-    issuer
-        .events("token")
-        .await
-        .into_iter()
-        .filter(|event| event["grant_type"] == grant_type)
-        .collect()
-}
-
 /// The model asks for `clear_board` once, then answers with its result.
 fn clearing_script() -> ScriptedModel {
     ScriptedModel::from_fn(|seen| match seen.tool_results().first() {
@@ -226,7 +186,7 @@ async fn check_signed_in_and_approved(
 
     assert_eq!(issuer.events("registration").await.len(), 1);
     assert_eq!(issuer.events("login").await.len(), 1);
-    let codes = grants(issuer, "authorization_code").await;
+    let codes = issuer.grants("authorization_code").await;
     assert_eq!(codes.len(), 1, "{codes:#?}");
     assert_eq!(codes[0]["aud"], url);
     assert_eq!(codes[0]["scope"], "board:read board:write board:admin");
@@ -281,8 +241,8 @@ async fn the_python_sdk_refreshes_its_token_when_it_expires_without_signing_in_a
     assert_eq!(steps.of("login").len(), 1, "signed in once");
     assert_eq!(steps.of("authorize").len(), 1, "authorized once");
     assert_eq!(issuer.events("registration").await.len(), 1);
-    assert_eq!(grants(&issuer, "authorization_code").await.len(), 1);
-    let refreshed = grants(&issuer, "refresh_token").await;
+    assert_eq!(issuer.grants("authorization_code").await.len(), 1);
+    let refreshed = issuer.grants("refresh_token").await;
     assert!(!refreshed.is_empty(), "the token was refreshed");
     assert_eq!(refreshed[0]["aud"], url);
     assert_eq!(refreshed[0]["scope"], "board:read board:write board:admin");
@@ -305,10 +265,10 @@ async fn the_board_takes_a_token_signed_by_a_key_the_issuer_rotated_in_between_t
     }
     let new_kid = issuer.key(jsonwebtoken::Algorithm::RS256).kid;
     assert_ne!(new_kid, first_kid);
-    let codes = grants(&issuer, "authorization_code").await;
+    let codes = issuer.grants("authorization_code").await;
     assert_eq!(codes.len(), 1, "no second sign-in: {codes:#?}");
     assert_eq!(codes[0]["kid"], first_kid);
-    let refreshed = grants(&issuer, "refresh_token").await;
+    let refreshed = issuer.grants("refresh_token").await;
     assert_eq!(
         refreshed.last().map(|event| &event["kid"]),
         Some(&json!(new_kid)),
@@ -367,7 +327,7 @@ async fn the_python_sdk_steps_up_from_board_read_to_board_write_on_insufficient_
     );
     assert_eq!(steps.of("login").len(), 1, "the person signed in once");
     assert_eq!(issuer.events("registration").await.len(), 1);
-    let codes = grants(&issuer, "authorization_code").await;
+    let codes = issuer.grants("authorization_code").await;
     let scopes: Vec<_> = codes.iter().map(|event| event["scope"].clone()).collect();
     assert_eq!(
         scopes,

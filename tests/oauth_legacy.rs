@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use common::board_over_http_with;
 use common::issuer::Issuer;
+use common::steps::Steps;
 use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -28,38 +29,6 @@ const PYTHON_CLIENT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../tests/peers/python_legacy_oauth.py"
 );
-
-/// What the Python 1.x OAuth client did, one JSON object per step (see
-/// `python_legacy_oauth.py`).
-struct Steps(Vec<Value>);
-
-impl Steps {
-    /// The steps of `kind`.
-    fn of(&self, kind: &str) -> Vec<&Value> {
-        self.0.iter().filter(|step| step["step"] == kind).collect()
-    }
-
-    /// The HTTP exchanges, each as `METHOD URL STATUS`.
-    fn http(&self) -> Vec<String> {
-        self.of("http")
-            .iter()
-            .map(|step| {
-                let url = step["url"].as_str().unwrap_or_default();
-                let url = url.split('?').next().unwrap_or(url);
-                format!(
-                    "{} {url} {}",
-                    step["method"].as_str().unwrap_or_default(),
-                    step["status"]
-                )
-            })
-            .collect()
-    }
-
-    /// The result of each tool call, in order.
-    fn results(&self) -> Vec<&Value> {
-        self.of("result")
-    }
-}
 
 /// Runs the Python 1.x OAuth client against `url` with `args` (`--grant`s and `call:TOOL`s),
 /// and collects its steps.
@@ -107,16 +76,6 @@ async fn board(issuer: &Issuer, model_url: &str) -> (tokio::process::Child, Stri
     let args = ["--oauth", issuer_url.as_str()];
     let (board, addr) = board_over_http_with(model_url, "scripted", &args).await;
     (board, format!("http://{addr}/mcp"))
-}
-
-/// The issuer's token events of `grant_type`.
-async fn grants(issuer: &Issuer, grant_type: &str) -> Vec<Value> {
-    issuer
-        .events("token")
-        .await
-        .into_iter()
-        .filter(|event| event["grant_type"] == grant_type)
-        .collect()
 }
 
 /// The model asks for `clear_board` once, then answers with its result.
@@ -206,7 +165,7 @@ async fn the_python_sdk_1_signs_in_knowing_only_the_url_but_its_approval_never_r
 
     assert_eq!(issuer.events("registration").await.len(), 1);
     assert_eq!(issuer.events("login").await.len(), 1);
-    let codes = grants(&issuer, "authorization_code").await;
+    let codes = issuer.grants("authorization_code").await;
     assert_eq!(codes.len(), 1, "{codes:#?}");
     assert_eq!(codes[0]["aud"], url);
     assert_eq!(codes[0]["scope"], "board:read board:write board:admin");
@@ -288,7 +247,7 @@ async fn the_python_sdk_1_steps_up_to_the_scopes_it_held_and_the_one_it_needs() 
     );
     assert_eq!(steps.of("login").len(), 1, "the person signed in once");
     assert_eq!(issuer.events("registration").await.len(), 1);
-    let codes = grants(&issuer, "authorization_code").await;
+    let codes = issuer.grants("authorization_code").await;
     let scopes: Vec<_> = codes.iter().map(|event| event["scope"].clone()).collect();
     assert_eq!(
         scopes,

@@ -231,6 +231,15 @@ impl Issuer {
             .collect()
     }
 
+    /// The token events of the log for `grant_type`.
+    pub async fn grants(&self, grant_type: &str) -> Vec<Value> {
+        self.events("token")
+            .await
+            .into_iter()
+            .filter(|event| event["grant_type"] == grant_type)
+            .collect()
+    }
+
     /// Signs in as a client would for `resource`, asking for every scope and granting
     /// `scopes_granted`: registers a public client, sends the authorization request (PKCE S256,
     /// `resource`), logs in as alice and consents, then exchanges the code (with `resource`).

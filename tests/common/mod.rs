@@ -12,6 +12,7 @@ pub mod prometheus;
 pub mod redis;
 pub mod rounds;
 pub mod scratch;
+pub mod steps;
 
 use std::net::SocketAddr;
 use std::time::Duration;
