@@ -6,6 +6,9 @@
 pub mod approval;
 mod brief;
 pub mod context;
+#[cfg(feature = "restate")]
+#[cfg_attr(docsrs, doc(cfg(feature = "restate")))]
+pub mod durable;
 mod error;
 pub mod limits;
 pub mod model;

@@ -61,7 +61,7 @@ where
         let listener = Listener::new(self.settings.stream);
         let heard = |event: &svir::Event| listener.hear(event);
         let answer = answered_by(self.model.complete_streaming(request, &heard));
-        let (done, by) = answer.instrument(span.clone()).await;
+        let (done, by) = self.recorded_answer(answer.instrument(span.clone())).await; // durable
         listener.finish();
         metrics::model_request(self.model.name(), sent, listener.first_piece(), &done);
         if let Some(first) = listener.first_piece() {

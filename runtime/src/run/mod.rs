@@ -12,12 +12,14 @@
 //! - `conclude.rs`: the outcome, and the policy at a bound;
 //! - `typed.rs`: a typed answer (`output = T`);
 //! - `drain.rs`: the server's shutdown;
-//! - `search.rs`: tool search, the deferred tools found with `search_tools`.
+//! - `search.rs`: tool search, the deferred tools found with `search_tools`;
+//! - `journaled.rs`: a durable run's steps, recorded in its journal (`restate` feature).
 
 mod ask;
 mod conclude;
 mod drain;
 mod gate;
+mod journaled;
 mod orchestration;
 mod search;
 mod settings;

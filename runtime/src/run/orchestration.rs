@@ -72,6 +72,9 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     pub(super) session: Option<&'a Lease>,
     /// What the run knows of its conversation's size, and what its compactions did.
     pub(crate) window: crate::context::Window,
+    /// The journal a durable run records its steps in.
+    #[cfg(feature = "restate")]
+    pub(super) journal: Option<&'a crate::durable::Journal<'a>>,
 }
 
 /// How the turns ended.
@@ -104,7 +107,18 @@ where
             index: OnceLock::new(),
             session: None,
             window: crate::context::Window::default(),
+            #[cfg(feature = "restate")]
+            journal: None,
         }
+    }
+
+    /// Records each model request and each turn's calls in `journal`, the Restate handler's the
+    /// run is in: a run cut by a crash and invoked again goes on from its journal, asking and
+    /// calling nothing the journal holds. See [`durable`](crate::durable).
+    #[cfg(feature = "restate")]
+    pub fn journal(mut self, journal: &'a crate::durable::Journal<'a>) -> Self {
+        self.journal = Some(journal);
+        self
     }
 
     /// These settings, as a whole: what an [`Orchestrator`](crate::Orchestrator) holds.

@@ -153,8 +153,12 @@ where
         }
         // Each call on its own, all at once, so each reports when it is answered.
         let (progress, offered) = (&run.progress, &run.request.tools);
+        let cut = self.cut_before().await; // durable
         let ran = join_all(to_run.map(|call| {
             async move {
+                if let Some(unknown) = self.unknown_outcome(cut, call) {
+                    return unknown; // durable
+                }
                 let result = self.tools.call(call).await;
                 metrics::tool_called(offered, &call.name, result.is_error);
                 if result.is_error {
@@ -165,7 +169,7 @@ where
             }
             .instrument(spans::tool(call))
         }));
-        let mut ran = run.usage.scope(ran).await.into_iter();
+        let mut ran = self.recorded_calls(run.usage.scope(ran)).await.into_iter(); // durable
         let mut searched = self.search(calls, refused, run).into_iter(); // tool search
         let max = self.settings.limits.max_result;
         let results = calls.iter().map(|call| {

@@ -1,0 +1,99 @@
+//! The seams of a durable run (`restate` feature): a model request and a turn's calls recorded
+//! in the run's [`Journal`](crate::durable::Journal), when it has one. Without one, or without
+//! the feature, each seam is the work itself.
+
+use svir::{Completion, ToolResult, Toolbox};
+
+use crate::model::CompletionModel;
+use crate::run::Orchestration;
+
+/// A model answer, and the fallback that gave it if one did.
+pub(super) type Answer = (Result<Completion, svir::Error>, Option<String>);
+
+/// What a call cut by a crash, on a tool that may not run twice, answers the model.
+#[cfg(feature = "restate")]
+const OUTCOME_UNKNOWN: &str = "the outcome of this call is unknown: the run was cut while it \
+                               was being made, and it is not made again. Check before you \
+                               call it again.";
+
+impl<M, T> Orchestration<'_, M, T>
+where
+    M: CompletionModel + ?Sized,
+    T: Toolbox + Sync + ?Sized,
+{
+    /// `answer`, recorded as a step of the run's journal.
+    pub(super) async fn recorded_answer(&self, answer: impl Future<Output = Answer>) -> Answer {
+        #[cfg(feature = "restate")]
+        if let Some(journal) = self.journal {
+            let work = async {
+                let (done, by) = answer.await;
+                (done.map_err(|error| (error.kind(), error.status())), by)
+            };
+            return match journal.step("model request", work).await {
+                Ok(((done, by), _)) => (done.map_err(failure), by),
+                Err(error) => (
+                    Err(svir::Error::new(svir::ErrorKind::Server).with_detail(error)),
+                    None,
+                ),
+            };
+        }
+        answer.await
+    }
+
+    /// Whether an earlier attempt of the run reached this turn's calls: then a call to a tool
+    /// that is not retry-safe may have been made, and is not made again.
+    pub(super) async fn cut_before(&self) -> bool {
+        #[cfg(feature = "restate")]
+        if let Some(journal) = self.journal {
+            // The intent's step runs only in the first attempt that reaches it; a journal that
+            // refuses it counts as cut, so nothing unsafe runs twice.
+            return journal
+                .step("intent", async {})
+                .await
+                .map_or(true, |((), ran)| !ran);
+        }
+        false
+    }
+
+    /// The result of `call`, a call of a turn an earlier attempt was cut in, to a tool that may
+    /// not run twice: none when it may run.
+    pub(super) fn unknown_outcome(&self, cut: bool, call: &svir::ToolCall) -> Option<ToolResult> {
+        #[cfg(feature = "restate")]
+        if let Some(journal) = self.journal
+            && cut
+            && !journal.is_retry_safe(&call.name)
+        {
+            tracing::warn!(target: "ladoga", tool = %call.name, "a call cut by a crash is not made again");
+            return Some(ToolResult::error(&call.id, OUTCOME_UNKNOWN));
+        }
+        let _ = (cut, call);
+        None
+    }
+
+    /// A turn's `results`, recorded as one step of the run's journal.
+    pub(super) async fn recorded_calls(
+        &self,
+        results: impl Future<Output = Vec<ToolResult>>,
+    ) -> Vec<ToolResult> {
+        #[cfg(feature = "restate")]
+        if let Some(journal) = self.journal {
+            return match journal.step("tool calls", results).await {
+                Ok((results, _)) => results,
+                Err(error) => {
+                    tracing::warn!(target: "ladoga", %error, "a turn's calls were not recorded");
+                    Vec::new() // each call then answers that it got no result
+                }
+            };
+        }
+        results.await
+    }
+}
+
+/// The model failure a journal recorded.
+#[cfg(feature = "restate")]
+fn failure((kind, status): (svir::ErrorKind, Option<u16>)) -> svir::Error {
+    match status {
+        Some(status) => svir::Error::new(kind).with_status(status),
+        None => svir::Error::new(kind),
+    }
+}
