@@ -10,6 +10,7 @@ pub mod nginx;
 pub mod peer;
 pub mod prometheus;
 pub mod redis;
+pub mod restate;
 pub mod rounds;
 pub mod scratch;
 pub mod steps;

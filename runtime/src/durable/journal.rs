@@ -19,17 +19,14 @@ use tokio::sync::oneshot;
 /// use ladoga::durable::Journal;
 /// use restate_sdk::prelude::*;
 ///
-/// #[restate_sdk::workflow]
-/// trait Planner {
-///     async fn run(focus: String) -> Result<String, HandlerError>;
-/// }
-///
-/// struct PlannerImpl {
+/// struct Planner {
 ///     model: ladoga::Model,
 ///     tools: svir::Tools,
 /// }
 ///
-/// impl Planner for PlannerImpl {
+/// #[restate_sdk::workflow]
+/// impl Planner {
+///     #[handler]
 ///     async fn run(&self, ctx: WorkflowContext<'_>, focus: String) -> Result<String, HandlerError> {
 ///         let journal = Journal::new(&ctx).retry_safe(["list_tasks"]);
 ///         let outcome = Orchestration::new(&self.model, &self.tools)
