@@ -251,3 +251,36 @@ async fn a_call_cut_by_the_kill_runs_again_only_when_it_is_retry_safe() {
     );
     let _ = std::fs::remove_file(calls);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn a_run_goes_on_when_restate_server_is_killed_and_started_again() {
+    let mut restate = Restate::start().await;
+    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::call("list_tasks", json!({})),
+        _ => Reply::text("Planned.").after(Duration::from_secs(2)),
+    });
+    let model = script.serve().await.expect("the model's server");
+    let calls = std::env::temp_dir().join(format!("ladoga-durable-{}-c", std::process::id()));
+    let addr = common::free_addr();
+    let _worker = Worker::start(addr, &model.url(), &calls).await;
+    restate.register(&format!("http://{addr}")).await;
+
+    send(&restate, "plan-c", "Plan my week.").await;
+    wait_until("the second model request", || script.requests().len() == 2).await;
+    restate.kill();
+    restate.start_again().await;
+
+    assert_eq!(output(&restate, "plan-c").await, "Planned.");
+    assert_eq!(
+        made(&calls),
+        ["list_tasks"],
+        "the call the journal holds is not made again"
+    );
+    let asked = script.requests().len();
+    assert!(
+        (2..=3).contains(&asked),
+        "the cut request at most once more: {asked}"
+    );
+    let _ = std::fs::remove_file(calls);
+}
