@@ -25,14 +25,16 @@ impl Restate {
         let binary = PathBuf::from(peers)
             .join("node_modules/@restatedev/restate-server-linux-x64/bin/restate-server");
         assert!(binary.exists(), "no restate-server at {}", binary.display());
+        let admin = super::free_addr();
         let mut restate = Self {
             binary,
+            // Named by its admin port too: tests that start at once each have their own.
             dir: std::env::temp_dir().join(format!(
                 "ladoga-restate-{}-{}",
                 std::process::id(),
-                super::auth::now()
+                admin.port()
             )),
-            admin: super::free_addr(),
+            admin,
             ingress: super::free_addr(),
             node: super::free_addr(),
             child: None,
