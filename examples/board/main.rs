@@ -5,6 +5,7 @@
 //! board [--http 127.0.0.1:PORT [--auth | --oauth ISSUER_URL [--resource URL]] [--redis URL]
 //!       | --stdio] [--model-url URL] [--model NAME] [--remote URL] [--db PATH] [--drain 30s]
 //!       [--admin 127.0.0.1:PORT]
+//!       [--restate-endpoint ADDR --restate-ingress URL [--restate-admin URL]]
 //! ```
 //!
 //! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
@@ -43,6 +44,12 @@
 //! With `--admin ADDR`, the probes and metrics are served there, apart from MCP (`admin.rs`):
 //! `/healthz`, `/readyz` (`503` with the reason while draining or while a store does not
 //! answer) and `/metrics` (what `ladoga::metrics` records, in Prometheus' text format).
+//!
+//! With `--restate-endpoint ADDR --restate-ingress URL`, `plan_week` runs durable
+//! (`ladoga::durable`): each call is a Restate workflow invocation, run through the Restate
+//! endpoint the board serves at `ADDR` (registered with `--restate-admin URL`), each model
+//! request and turn of tool calls journaled by restate-server. Without them, `plan_week` runs as
+//! a plain orchestrator.
 
 mod access;
 mod admin;
@@ -153,6 +160,29 @@ struct Cli {
     /// interface only.
     #[arg(long, value_name = "ADDR")]
     admin: Option<std::net::SocketAddr>,
+    /// Run `plan_week` durable, on Restate: serve the Restate endpoint at this address, which
+    /// restate-server runs each `plan_week` on (`ladoga::durable`). A replica killed in the
+    /// middle of a run leaves it to another: nothing already asked or called is again. Needs
+    /// `--restate-ingress`. Not with `--auth` or `--oauth`: a durable run's tools are called
+    /// without the caller's claims.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        requires = "restate_ingress",
+        conflicts_with_all = ["auth", "oauth"]
+    )]
+    restate_endpoint: Option<std::net::SocketAddr>,
+    /// restate-server's ingress (`http://HOST:PORT`), where each durable `plan_week` starts.
+    #[arg(long, value_name = "URL", requires = "restate_endpoint")]
+    restate_ingress: Option<String>,
+    /// restate-server's admin API (`http://HOST:PORT`): the board registers its endpoint there
+    /// at start. Without it, register the deployment by hand.
+    #[arg(long, value_name = "URL", requires = "restate_endpoint")]
+    restate_admin: Option<String>,
+    /// The URI restate-server reaches the endpoint at, when it is not `http://` and
+    /// `--restate-endpoint`: the load balancer in front of every replica's endpoint.
+    #[arg(long, value_name = "URL", requires = "restate_endpoint")]
+    restate_advertise: Option<String>,
 }
 
 /// Logs on stderr (`RUST_LOG`, `ladoga=debug` by default), and sends each request's progress
@@ -232,6 +262,24 @@ fn main() -> ExitCode {
         #[cfg(unix)]
         signals,
     ))
+}
+
+/// `app`, its durable `plan_week` on Restate when `cli` says where; as it is otherwise.
+async fn durable(cli: &Cli, app: App) -> Result<App, String> {
+    let (Some(endpoint), Some(ingress)) = (cli.restate_endpoint, &cli.restate_ingress) else {
+        return Ok(app);
+    };
+    let mut restate = ladoga::durable::Restate::new(ingress, endpoint);
+    if let Some(admin) = &cli.restate_admin {
+        restate = restate.admin(admin);
+    }
+    if let Some(uri) = &cli.restate_advertise {
+        restate = restate.advertise(uri);
+    }
+    restate
+        .serve(app)
+        .await
+        .map_err(|error| format!("cannot serve the Restate endpoint at {endpoint}: {error}"))
 }
 
 /// Serves as `cli` says until a signal (`signals`, over HTTP) or the end of stdin stops it.
@@ -369,6 +417,14 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
     // A `plan_week` task's `tasks/get` tells how its run goes.
     #[cfg(not(feature = "legacy-spec"))]
     let app = ladoga::TaskProgress::new().serve(app);
+    // `plan_week` durable, on Restate, with `--restate-endpoint`.
+    let app = match durable(&cli, app).await {
+        Ok(app) => app,
+        Err(refusal) => {
+            eprintln!("board: {refusal}");
+            return ExitCode::FAILURE;
+        }
+    };
     let (app, shutdown) = shared.apply(app).with_shutdown();
 
     #[cfg(unix)]

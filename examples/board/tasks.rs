@@ -81,6 +81,7 @@ pub(crate) async fn clear_board(board: Dc<Board>) -> Result<String, Error> {
     with = [Remote],
     approve = destructive,
     session = true,
+    durable = true,
     task_support = "optional"
 )]
 pub(crate) async fn plan_week(focus: String) -> String {

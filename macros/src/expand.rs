@@ -106,6 +106,11 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
                 #private::compacting(__ladoga_orchestrator, #resolve(&__ladoga_ctx)?);
         }
     });
+    // `durable`: a call that compiles only with the runtime's `restate` feature, spanned on it.
+    let durable = args.durable.map(|span| {
+        let durable = quote_spanned! { span => #private::durable::<()> };
+        quote! { let __ladoga_orchestrator = #durable(__ladoga_orchestrator); }
+    });
     let agent = name.to_string();
     let mut inner = function.clone();
     inner.attrs.retain(|attr| !attr.path().is_ident("doc"));
@@ -130,6 +135,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
             .progress(__ladoga_progress);
         #(#with)*
         #compact_model
+        #durable
         let __ladoga_brief = #brief;
         let __ladoga_model = #erase(&*__ladoga_model);
     };

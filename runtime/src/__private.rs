@@ -184,3 +184,23 @@ pub fn uri_part<T: UriPart + ?Sized>(value: &T) -> String {
 pub fn model<M: CompletionModel>(model: &M) -> &dyn DynModel {
     model
 }
+
+/// What `durable = true` needs: the `restate` feature of `ladoga`, which implements it for `()`.
+#[diagnostic::on_unimplemented(
+    message = "`durable = true` needs the `restate` feature of `ladoga`",
+    label = "durable runs are built only with the `restate` feature",
+    note = "enable it: `ladoga = {{ version = \"…\", features = [\"restate\"] }}`"
+)]
+pub trait Restate {}
+
+#[cfg(feature = "restate")]
+impl Restate for () {}
+
+/// `orchestrator`, each call a durable run: [`Orchestrator::durable`]. Compiles only with the
+/// `restate` feature.
+pub fn durable<R: Restate>(orchestrator: Orchestrator) -> Orchestrator {
+    #[cfg(feature = "restate")]
+    return orchestrator.durable(true);
+    #[cfg(not(feature = "restate"))]
+    orchestrator
+}

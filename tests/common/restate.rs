@@ -74,6 +74,58 @@ impl Restate {
         panic!("restate-server did not register {uri}: {last}");
     }
 
+    /// Waits, for up to 60 s, until the service `name` is registered.
+    #[allow(dead_code)]
+    pub async fn wait_for_service(&self, name: &str) {
+        let client = reqwest::Client::new();
+        for _ in 0..600 {
+            let answer = client
+                .get(format!("{}/services/{name}", self.admin()))
+                .send()
+                .await;
+            if answer.is_ok_and(|answer| answer.status().is_success()) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("the service {name} was not registered within 60 s");
+    }
+
+    /// The invocations of the service `name` restate-server knows: each one's `id`,
+    /// `target_service_key` and `status`.
+    #[allow(dead_code)]
+    pub async fn invocations(&self, name: &str) -> Vec<serde_json::Value> {
+        let query = format!(
+            "SELECT id, target_service_key, status FROM sys_invocation \
+             WHERE target_service_name = '{name}'"
+        );
+        let answer = reqwest::Client::new()
+            .post(format!("{}/query", self.admin()))
+            .header("Accept", "application/json")
+            .json(&serde_json::json!({ "query": query }))
+            .send()
+            .await
+            .expect("restate-server's admin answers");
+        let body: serde_json::Value = answer.json().await.expect("JSON rows");
+        body["rows"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// The answer of the workflow `name`'s run `key`, once it has one (for up to 90 s).
+    #[allow(dead_code)]
+    pub async fn output(&self, name: &str, key: &str) -> serde_json::Value {
+        let url = format!("{}/restate/workflow/{name}/{key}/attach", self.ingress());
+        let answer = reqwest::Client::new()
+            .get(url)
+            .timeout(Duration::from_secs(90))
+            .send()
+            .await
+            .expect("the run's answer");
+        let status = answer.status();
+        let body = answer.text().await.expect("a body");
+        assert!(status.is_success(), "{status}: {body}");
+        serde_json::from_str(&body).expect("JSON")
+    }
+
     /// Kills the server (SIGKILL), keeping its data.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {

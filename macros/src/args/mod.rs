@@ -46,6 +46,8 @@ pub(crate) struct Args {
     pub(crate) recurse: bool,
     /// Offers the model `ask_caller`, to put a question to the caller's person.
     pub(crate) ask: bool,
+    /// Each call a durable run (`restate` feature): where `durable` is written.
+    pub(crate) durable: Option<proc_macro2::Span>,
     pub(crate) tools: Vec<LitStr>,
     pub(crate) exclude: Vec<LitStr>,
     /// The tools not offered up front, found with `search_tools`.
@@ -167,14 +169,14 @@ impl Args {
     fn take(&mut self, spec: &Spec, name: &Ident, value: Option<Value>, errors: &mut Errors) {
         let example = spec.example;
         match (&spec.take, value) {
-            (Take::Flag(set), None) => set(self, true),
+            (Take::Flag(set), None) => set(self, true, name.span()),
             (
                 Take::Flag(set),
                 Some(Value::Expr(Expr::Lit(ExprLit {
                     lit: Lit::Bool(LitBool { value, .. }),
                     ..
                 }))),
-            ) => set(self, value),
+            ) => set(self, value, name.span()),
             (Take::Flag(_), Some(other)) => {
                 errors.at(other, format!("expected `true` or `false`: {example}"))
             }

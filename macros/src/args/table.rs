@@ -1,6 +1,7 @@
 //! One row per argument: its name, how it is written, and how its value is taken. Adding an
 //! argument is a row here, the field it fills in `Args`, and its builder call in `expand`.
 
+use proc_macro2::Span;
 use syn::{Expr, Type};
 
 use super::Args;
@@ -23,8 +24,8 @@ pub(super) struct Spec {
 /// How an argument's value is read and where it is kept. The variant also decides how the value
 /// parses: a type, a bracketed list of types, or an expression.
 pub(super) enum Take {
-    /// A flag: `recurse`, or `recurse = false`.
-    Flag(fn(&mut Args, bool)),
+    /// A flag: `recurse`, or `recurse = false`; given where its name is written.
+    Flag(fn(&mut Args, bool, Span)),
     /// An expression, checked and kept by the function.
     Value(fn(&mut Args, &Expr, &Spec, &mut Errors)),
     /// A type, which does not parse as an expression when it has generics: `model = Dc<T>`.
@@ -75,12 +76,17 @@ pub(super) const ARGS: &[Spec] = &[
     Spec {
         name: "recurse",
         example: "`recurse` or `recurse = false`",
-        take: Take::Flag(|args, on| args.recurse = on),
+        take: Take::Flag(|args, on, _| args.recurse = on),
     },
     Spec {
         name: "ask",
         example: "`ask` or `ask = false`",
-        take: Take::Flag(|args, on| args.ask = on),
+        take: Take::Flag(|args, on, _| args.ask = on),
+    },
+    Spec {
+        name: "durable",
+        example: "`durable` or `durable = false`",
+        take: Take::Flag(|args, on, name| args.durable = on.then_some(name)),
     },
     Spec {
         name: "tools",

@@ -40,7 +40,7 @@ use tokio::sync::oneshot;
 /// # fn main() {}
 /// ```
 pub struct Journal<'j> {
-    steps: &'j (dyn Steps + 'j),
+    steps: Box<dyn Steps + 'j>,
     retry_safe: HashSet<String>,
     /// How many steps the run has taken, which names the next.
     taken: AtomicUsize,
@@ -49,8 +49,13 @@ pub struct Journal<'j> {
 impl<'j> Journal<'j> {
     /// The journal of the workflow handler whose context is `ctx`.
     pub fn new<'ctx: 'j>(ctx: &'j WorkflowContext<'ctx>) -> Self {
+        Self::on(Box::new(ctx))
+    }
+
+    /// The journal `steps` records in.
+    pub(super) fn on(steps: Box<dyn Steps + 'j>) -> Self {
         Self {
-            steps: ctx,
+            steps,
             retry_safe: HashSet::new(),
             taken: AtomicUsize::new(0),
         }
@@ -98,8 +103,8 @@ impl<'j> Journal<'j> {
     }
 }
 
-/// What records a step: a Restate handler's context.
-trait Steps: Send + Sync {
+/// What records a step: a Restate handler's context, or a relay to one.
+pub(super) trait Steps: Send + Sync {
     /// Records the step `name`: when the journal does not hold it, signals `start` and records
     /// what `finished` brings.
     fn record<'s>(
@@ -108,6 +113,17 @@ trait Steps: Send + Sync {
         start: oneshot::Sender<()>,
         finished: oneshot::Receiver<Result<Vec<u8>, String>>,
     ) -> BoxFuture<'s, Result<Vec<u8>, TerminalError>>;
+}
+
+impl<S: Steps + ?Sized> Steps for &S {
+    fn record<'s>(
+        &'s self,
+        name: String,
+        start: oneshot::Sender<()>,
+        finished: oneshot::Receiver<Result<Vec<u8>, String>>,
+    ) -> BoxFuture<'s, Result<Vec<u8>, TerminalError>> {
+        (**self).record(name, start, finished)
+    }
 }
 
 impl Steps for WorkflowContext<'_> {

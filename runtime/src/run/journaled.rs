@@ -2,6 +2,7 @@
 //! in the run's [`Journal`](crate::durable::Journal), when it has one. Without one, or without
 //! the feature, each seam is the work itself.
 
+use neva::Context;
 use svir::{Completion, ToolResult, Toolbox};
 
 use crate::model::CompletionModel;
@@ -15,6 +16,53 @@ pub(super) type Answer = (Result<Completion, svir::Error>, Option<String>);
 const OUTCOME_UNKNOWN: &str = "the outcome of this call is unknown: the run was cut while it \
                                was being made, and it is not made again. Check before you \
                                call it again.";
+
+/// The journal of the durable run whose entry this call is (`restate` feature), taken by the
+/// run's orchestrator; none otherwise.
+pub(crate) struct Entered {
+    #[cfg(feature = "restate")]
+    journal: Option<crate::durable::Journal<'static>>,
+}
+
+impl Entered {
+    /// The journal, if `durable` and this call is the entry of a durable run: retry-safe for
+    /// the server's tools annotated read-only or idempotent.
+    pub(crate) async fn take(durable: bool, ctx: &Context) -> Self {
+        #[cfg(feature = "restate")]
+        if durable && let Some(journal) = crate::durable::entered() {
+            let tools = ctx.tools().list().await.into_iter();
+            let safe = tools.filter(|tool| {
+                tool.annotations.as_ref().is_some_and(|hints| {
+                    hints.readonly == Some(true) || hints.idempotent == Some(true)
+                })
+            });
+            return Self {
+                journal: Some(journal.retry_safe(safe.map(|tool| tool.name))),
+            };
+        }
+        let _ = (durable, ctx);
+        Self {
+            #[cfg(feature = "restate")]
+            journal: None,
+        }
+    }
+}
+
+impl<'a, M, T> Orchestration<'a, M, T>
+where
+    M: CompletionModel + ?Sized,
+    T: Toolbox + Sync + ?Sized,
+{
+    /// This run, on the journal `entered` holds, if it holds one.
+    pub(crate) fn entered(self, entered: &'a Entered) -> Self {
+        #[cfg(feature = "restate")]
+        if let Some(journal) = &entered.journal {
+            return self.journal(journal);
+        }
+        let _ = entered;
+        self
+    }
+}
 
 impl<M, T> Orchestration<'_, M, T>
 where

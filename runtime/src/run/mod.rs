@@ -31,6 +31,7 @@ mod typed;
 
 pub use self::drain::Drain;
 pub(crate) use self::gate::{Gate, Screen};
+pub(crate) use self::journaled::Entered;
 pub(crate) use self::orchestration::Ended;
 pub use self::orchestration::Orchestration;
 pub(crate) use self::settings::Settings;

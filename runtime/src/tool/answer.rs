@@ -16,7 +16,6 @@ use svir::Request;
 use crate::error::RunError;
 use crate::model::erased::DynModel;
 use crate::observe::{response, typed_response};
-use crate::outcome::Outcome;
 use crate::tool::Orchestrator;
 
 /// The one runtime entry point of a generated handler.
@@ -28,19 +27,36 @@ pub async fn answer(
 ) -> Result<Report, Error> {
     // The run is one heap allocation, polled where it is: neva moves a handler's future as it
     // wraps it, and the run's state is kilobytes, so a handler holds only a pointer to it.
-    match Box::pin(orchestrator.run(ctx, model, brief)).await {
-        // The question to the caller: neva answers the round with it.
-        Err(RunError::Paused(error)) => Err(error),
-        run => Ok(Report(run)),
+    let run = async {
+        match Box::pin(orchestrator.run(ctx, model, brief)).await {
+            // The question to the caller: neva answers the round with it.
+            Err(RunError::Paused(error)) => Err(error),
+            run => Ok(response(run)),
+        }
+    };
+    durably(orchestrator, ctx, run).await.map(Report)
+}
+
+/// `run`'s answer, or, for a durable orchestrator, its durable run's (`restate` feature).
+async fn durably(
+    orchestrator: &Orchestrator,
+    ctx: &Context,
+    run: impl Future<Output = Result<CallToolResponse, Error>>,
+) -> Result<CallToolResponse, Error> {
+    #[cfg(feature = "restate")]
+    if orchestrator.durable {
+        return crate::durable::answer(ctx, run).await;
     }
+    let _ = (orchestrator, ctx);
+    run.await
 }
 
 /// A run as a tool answers it: the text with the run's report in its `_meta`, or the error.
-pub struct Report(pub Result<Outcome, RunError>);
+pub struct Report(CallToolResponse);
 
 impl From<Report> for CallToolResponse {
     fn from(report: Report) -> Self {
-        response(report.0)
+        report.0
     }
 }
 
@@ -121,9 +137,14 @@ impl<T: Serialize + DeserializeOwned + JsonSchema> Output for T {
         brief: Result<Request, String>,
     ) -> Pin<Box<dyn Future<Output = Typed<T>> + Send + 'a>> {
         Box::pin(async move {
-            let answered = orchestrator.run_as::<_, T>(ctx, model, brief).await;
+            let run = async {
+                let answered = orchestrator.run_as::<_, T>(ctx, model, brief).await;
+                Ok(typed_response(answered))
+            };
             Typed {
-                response: typed_response(answered),
+                response: durably(orchestrator, ctx, run)
+                    .await
+                    .unwrap_or_else(CallToolResponse::from),
                 output: PhantomData,
             }
         })

@@ -16,7 +16,7 @@ use crate::error::RunError;
 use crate::limits::Limits;
 use crate::model::CompletionModel;
 use crate::outcome::Outcome;
-use crate::run::Settings;
+use crate::run::{Entered, Settings};
 use crate::session::{DEFAULT_SESSION_TTL, DEFAULT_SESSION_WAIT, Session};
 use crate::tool::Briefing;
 use crate::tool::prepare::Prepared;
@@ -67,6 +67,8 @@ pub struct Orchestrator {
     pub(super) continuing: Option<String>,
     pub(super) session_ttl: Duration,
     pub(super) session_wait: Duration,
+    /// Whether each call is a durable run, on a server with Restate.
+    pub(super) durable: bool,
 }
 
 impl Default for Orchestrator {
@@ -93,6 +95,7 @@ impl Orchestrator {
             continuing: None,
             session_ttl: DEFAULT_SESSION_TTL,
             session_wait: DEFAULT_SESSION_WAIT,
+            durable: false,
         }
     }
 
@@ -115,6 +118,18 @@ impl Orchestrator {
     /// as [`Stop::Depth`](crate::Stop::Depth).
     pub fn depth(mut self, depth: NonZeroUsize) -> Self {
         self.depth = depth;
+        self
+    }
+
+    /// Runs each call as a durable run (`restate` feature): on a server set up with
+    /// [`durable::Restate::serve`](crate::durable::Restate::serve), the call is a Restate
+    /// workflow invocation whose every model request and turn of tool calls is a journaled
+    /// step, so a run cut by a crash goes on on a live replica; see [`crate::durable`]. On a
+    /// server without Restate the run is a plain one.
+    #[cfg(feature = "restate")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "restate")))]
+    pub fn durable(mut self, durable: bool) -> Self {
+        self.durable = durable;
         self
     }
 
@@ -441,6 +456,7 @@ impl Orchestrator {
         M: CompletionModel + ?Sized,
     {
         // Taken apart: what moves on does not stay in the run's future too.
+        let entered = Entered::take(self.durable, ctx).await;
         let Prepared {
             keeper,
             brief,
@@ -451,6 +467,7 @@ impl Orchestrator {
         let approver = self.approver(ctx);
         let run = self
             .orchestration(ctx, model, &tools, &approver)
+            .entered(&entered)
             .asking(keeper.as_deref(), approvals, &approver)
             .replying(self.asks(ctx), &approver)
             .in_session(lease.as_deref())
@@ -475,6 +492,7 @@ impl Orchestrator {
         O: DeserializeOwned + JsonSchema,
     {
         // Taken apart: what moves on does not stay in the run's future too.
+        let entered = Entered::take(self.durable, ctx).await;
         let Prepared {
             keeper,
             brief,
@@ -485,6 +503,7 @@ impl Orchestrator {
         let approver = self.approver(ctx);
         let run = self
             .orchestration(ctx, model, &tools, &approver)
+            .entered(&entered)
             .asking(keeper.as_deref(), approvals, &approver)
             .replying(self.asks(ctx), &approver)
             .in_session(lease.as_deref())

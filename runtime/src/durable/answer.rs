@@ -1,0 +1,52 @@
+//! How a durable orchestrator answers its call: from outside, by starting its run on Restate;
+//! as the run's entry, by running on the run's journal.
+
+use neva::Context;
+use neva::error::Error;
+use neva::types::CallToolResponse;
+
+use super::Restate;
+use super::entry::{Called, called};
+
+/// The answer to a call of a durable orchestrator, which `run` gives when run here.
+///
+/// A call from outside starts a durable run when the server has a [`Restate`], keyed by a new
+/// id, and answers with the run's answer; without one, it runs here, as any orchestrator does.
+/// The run's own call, the workflow's entry, runs here on the journal and hands its answer to
+/// the workflow. A call its model makes runs as any call does.
+pub(crate) async fn answer(
+    ctx: &Context,
+    run: impl Future<Output = Result<CallToolResponse, Error>>,
+) -> Result<CallToolResponse, Error> {
+    match called() {
+        Called::Entry(entry) => {
+            let answer = run.await;
+            if let Ok(answer) = &answer {
+                entry.answered(answer);
+            }
+            answer
+        }
+        Called::Inside => run.await,
+        Called::Outside => match ctx.resolve_shared::<Restate>() {
+            Ok(restate) => restate.run(&uuid::Uuid::new_v4().to_string()).await,
+            Err(_) => {
+                not_durable();
+                run.await
+            }
+        },
+    }
+}
+
+/// Says, once, that durable orchestrators run as plain ones on a server without Restate.
+fn not_durable() {
+    static TOLD: std::sync::Once = std::sync::Once::new();
+    TOLD.call_once(|| {
+        // A root event: not a line of the call's, which its caller would be sent.
+        tracing::warn!(
+            target: "ladoga",
+            parent: None,
+            "a durable orchestrator runs as a plain one: the server has no Restate \
+             (`ladoga::durable::Restate::serve`)"
+        );
+    });
+}

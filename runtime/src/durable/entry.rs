@@ -1,0 +1,80 @@
+//! The call a durable run's workflow makes of its orchestrator, in this process: the journal
+//! the run records in, handed to the orchestrator's handler, and its answer handed back.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use neva::types::CallToolResponse;
+
+use super::Journal;
+
+tokio::task_local! {
+    /// The durable run this task's tool call is the workflow's entry into, if it is one.
+    static ENTRY: std::sync::Arc<Entry>;
+}
+
+/// A durable run's entry into its orchestrator: the journal, taken once by the run, and the
+/// answer its handler gave.
+pub(super) struct Entry {
+    journal: Mutex<Option<Journal<'static>>>,
+    /// Whether an orchestrator took this call: the first one reached is the run's own; any
+    /// other, called by it, runs as it would outside a durable run.
+    claimed: AtomicBool,
+    answer: Mutex<Option<CallToolResponse>>,
+}
+
+impl Entry {
+    /// An entry recording in `journal`.
+    pub(super) fn new(journal: Journal<'static>) -> Self {
+        Self {
+            journal: Mutex::new(Some(journal)),
+            claimed: AtomicBool::new(false),
+            answer: Mutex::new(None),
+        }
+    }
+
+    /// Runs `call` as this entry: the orchestrator it reaches runs on the journal.
+    pub(super) async fn scope<T>(self: std::sync::Arc<Self>, call: impl Future<Output = T>) -> T {
+        ENTRY.scope(self, call).await
+    }
+
+    /// The answer the run's orchestrator gave, once.
+    pub(super) fn answer(&self) -> Option<CallToolResponse> {
+        self.answer.lock().ok()?.take()
+    }
+}
+
+/// What a tool call is to durable runs.
+pub(super) enum Called {
+    /// The entry of a durable run: the run's own call of its orchestrator.
+    Entry(std::sync::Arc<Entry>),
+    /// A call made inside a durable run, by its model: it runs as any call does.
+    Inside,
+    /// A call from outside: an MCP caller's.
+    Outside,
+}
+
+/// What this task's call is, claiming the entry for the orchestrator that asks first.
+pub(super) fn called() -> Called {
+    match ENTRY.try_with(std::sync::Arc::clone) {
+        Ok(entry) if !entry.claimed.swap(true, Ordering::AcqRel) => Called::Entry(entry),
+        Ok(_) => Called::Inside,
+        Err(_) => Called::Outside,
+    }
+}
+
+/// The journal of the durable run this task's call is the entry of, once: the run's own
+/// orchestrator takes it, and nothing it calls finds it.
+pub(crate) fn journal() -> Option<Journal<'static>> {
+    let entry = ENTRY.try_with(std::sync::Arc::clone).ok()?;
+    entry.journal.lock().ok()?.take()
+}
+
+impl Entry {
+    /// Keeps `answer` for the workflow, which returns it as the run's result.
+    pub(super) fn answered(&self, answer: &CallToolResponse) {
+        if let Ok(mut slot) = self.answer.lock() {
+            *slot = Some(answer.clone());
+        }
+    }
+}

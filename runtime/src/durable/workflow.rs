@@ -1,0 +1,63 @@
+//! The Restate workflow a durable run is: `LadogaRun`, keyed by the run's id, whose `run`
+//! handler calls the orchestrator in this process on a journal its steps are recorded in.
+
+use std::sync::Arc;
+
+use neva::svir::LocalTools;
+use restate_sdk::prelude::*;
+use serde::{Deserialize, Serialize};
+use svir::{ToolCall, Toolbox};
+
+use super::Journal;
+use super::entry::Entry;
+use super::relay::{Relay, recording};
+
+/// The name the workflow is registered under.
+pub(super) const SERVICE: &str = "LadogaRun";
+
+/// What a durable run's invocation carries: the orchestrator's tool and its call's arguments.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct Call {
+    pub(super) tool: String,
+    pub(super) arguments: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The workflow: the server's own tools, to call the run's orchestrator with.
+pub(super) struct Runs {
+    pub(super) tools: Arc<LocalTools>,
+}
+
+// A step may wait long (a model's answer, a sub-agent's call): a minute without one is not
+// taken for a dead replica's, only an hour is.
+#[restate_sdk::workflow(name = "LadogaRun", inactivity_timeout = "1m", abort_timeout = "1h")]
+impl Runs {
+    /// Runs the orchestrator on the call, and answers as it answered.
+    #[handler]
+    async fn run(
+        &self,
+        ctx: WorkflowContext<'_>,
+        call: Json<Call>,
+    ) -> Result<Json<serde_json::Value>, HandlerError> {
+        let Json(Call { tool, arguments }) = call;
+        let (relay, steps) = Relay::new();
+        let entry = Arc::new(Entry::new(Journal::on(Box::new(relay))));
+        // The snapshot the call is made through: the tools the server has now.
+        self.tools
+            .refresh()
+            .await
+            .map_err(|error| TerminalError::new(error.to_string()))?;
+        let call = ToolCall::new(
+            "durable run",
+            tool,
+            serde_json::Value::Object(arguments).to_string(),
+        );
+        let called = recording(&ctx, steps, entry.clone().scope(self.tools.call(&call))).await;
+        match entry.answer() {
+            Some(answer) => Ok(Json(serde_json::to_value(answer).map_err(|error| {
+                TerminalError::new(format!("the run's answer does not serialize: {error}"))
+            })?)),
+            // The call did not reach the orchestrator: the server refused it, and says why.
+            None => Err(TerminalError::new(called.content).into()),
+        }
+    }
+}
