@@ -177,3 +177,123 @@ fn a_durable_board_refuses_the_callers_claims_it_cannot_carry() {
         assert!(told.contains("cannot be used with"), "{guard:?}: {told}");
     }
 }
+
+/// `plan_week` started as an MCP task at `addr`: the task's id.
+#[cfg(not(feature = "legacy-spec"))]
+async fn start_task(addr: SocketAddr) -> String {
+    let params = json!({
+        "name": "plan_week", "arguments": {"focus": "the release"}, "task": {"ttl": 60000},
+    });
+    let started = common::rounds::request(addr, "", "tools/call", params).await;
+    assert_eq!(started["result"]["resultType"], "task", "{started}");
+    assert_eq!(started["result"]["status"], "working", "{started}");
+    started["result"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned()
+}
+
+/// `tasks/get` of `id` at `addr` every 100 ms until the task ends (for at most 60 s): every
+/// answer seen, the last one the end.
+#[cfg(not(feature = "legacy-spec"))]
+async fn follow(addr: SocketAddr, id: &str) -> Vec<serde_json::Value> {
+    let mut seen = Vec::new();
+    for _ in 0..600 {
+        let got = common::rounds::request(addr, "", "tasks/get", json!({"taskId": id})).await;
+        let result = got["result"].clone();
+        assert!(result.is_object(), "{got}");
+        let status = result["status"].as_str().unwrap_or_default().to_owned();
+        seen.push(result);
+        if ["completed", "failed", "cancelled"].contains(&status.as_str()) {
+            return seen;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the task {id} did not end in 60 s: {seen:?}");
+}
+
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn a_durable_task_started_on_one_replica_is_followed_on_another() {
+    let restate = Restate::start().await;
+    let script = adding_then_answering(Duration::from_secs(2));
+    let model = script.serve().await.expect("the model's server");
+    let scratch = Scratch::new("durable-board-task");
+    let (one, other) = (free_addr(), free_addr());
+    let _one = durable_board(one, free_addr(), &restate, &model.url(), &scratch.path).await;
+    let _other = durable_board(other, free_addr(), &restate, &model.url(), &scratch.path).await;
+    restate.wait_for_service("LadogaRun").await;
+
+    let id = start_task(one).await;
+    let seen = follow(other, &id).await;
+    let last = seen.last().expect("an end");
+    assert_eq!(last["status"], "completed", "{seen:?}");
+    assert_eq!(last["taskId"], id.as_str());
+    assert_eq!(last["ttlMs"], 60000, "{last}");
+    assert_eq!(
+        last["result"]["content"][0]["text"], "Planned: tag v1.0 first.",
+        "{last}"
+    );
+    let report = &last["result"]["content"][0]["_meta"][ladoga::REPORT_KEY];
+    assert_eq!(report["turns"], 2, "{last}");
+    let lines: Vec<_> = seen
+        .iter()
+        .filter(|task| task["status"] == "working")
+        .filter_map(|task| task["statusMessage"].as_str())
+        .collect();
+    assert!(
+        lines.iter().any(|line| line.contains("add_task")),
+        "a working task's status message is its run's line: {seen:?}"
+    );
+    assert_eq!(script.requests().len(), 2);
+
+    let unknown =
+        common::rounds::request(other, "", "tasks/get", json!({"taskId": "no-such-task"})).await;
+    assert!(
+        unknown["error"].is_object(),
+        "a task no one has is neva's error: {unknown}"
+    );
+}
+
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn a_durable_task_cancelled_through_another_replica_stops_its_run() {
+    let restate = Restate::start().await;
+    let script = adding_then_answering(Duration::from_secs(3));
+    let model = script.serve().await.expect("the model's server");
+    let scratch = Scratch::new("durable-board-cancel");
+    let (one, other) = (free_addr(), free_addr());
+    let _one = durable_board(one, free_addr(), &restate, &model.url(), &scratch.path).await;
+    let _other = durable_board(other, free_addr(), &restate, &model.url(), &scratch.path).await;
+    restate.wait_for_service("LadogaRun").await;
+
+    let id = start_task(one).await;
+    for _ in 0..300 {
+        if script.requests().len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        script.requests().len(),
+        2,
+        "the second model request was made"
+    );
+    let cancelled = common::rounds::request(other, "", "tasks/cancel", json!({"taskId": id})).await;
+    assert!(cancelled["result"].is_object(), "{cancelled}");
+    let seen = follow(other, &id).await;
+    assert_eq!(
+        seen.last().expect("an end")["status"],
+        "cancelled",
+        "{seen:?}"
+    );
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(
+        script.requests().len(),
+        2,
+        "no model request after the cancel"
+    );
+    assert_eq!(tasks(one).await.matches("Tag v1.0").count(), 1);
+}

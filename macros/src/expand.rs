@@ -106,10 +106,15 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
                 #private::compacting(__ladoga_orchestrator, #resolve(&__ladoga_ctx)?);
         }
     });
-    // `durable`: a call that compiles only with the runtime's `restate` feature, spanned on it.
+    // `durable`: a call that compiles only with the runtime's `restate` feature, spanned on it;
+    // the tool's name is submitted, for the server to start its tasks on Restate.
     let durable = args.durable.map(|span| {
         let durable = quote_spanned! { span => #private::durable::<()> };
         quote! { let __ladoga_orchestrator = #durable(__ladoga_orchestrator); }
+    });
+    let durable_tool = args.durable.map(|_| {
+        let tool = name.to_string();
+        quote! { #private::inventory::submit! { #private::DurableTool(#tool) } }
     });
     let agent = name.to_string();
     let mut inner = function.clone();
@@ -177,6 +182,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
             #inner
             #body
         }
+        #durable_tool
     }
 }
 

@@ -27,9 +27,11 @@ pub(crate) async fn answer(
             answer
         }
         Called::Inside => run.await,
-        Called::Outside => match ctx.resolve_shared::<Restate>() {
-            Ok(restate) => restate.run(&uuid::Uuid::new_v4().to_string()).await,
-            Err(_) => {
+        Called::Outside => match (ctx.resolve_shared::<Restate>(), Restate::called()) {
+            (Ok(restate), Some(call)) => {
+                restate.run(&uuid::Uuid::new_v4().to_string(), &call).await
+            }
+            _ => {
                 not_durable();
                 run.await
             }
@@ -37,7 +39,8 @@ pub(crate) async fn answer(
     }
 }
 
-/// Says, once, that durable orchestrators run as plain ones on a server without Restate.
+/// Says, once, that a durable orchestrator ran as a plain one: on a server without Restate, or
+/// as a task neva keeps (under `legacy-spec`).
 fn not_durable() {
     static TOLD: std::sync::Once = std::sync::Once::new();
     TOLD.call_once(|| {
@@ -45,8 +48,8 @@ fn not_durable() {
         tracing::warn!(
             target: "ladoga",
             parent: None,
-            "a durable orchestrator runs as a plain one: the server has no Restate \
-             (`ladoga::durable::Restate::serve`)"
+            "a durable orchestrator ran as a plain one: the server has no Restate \
+             (`ladoga::durable::Restate::serve`), or the call was a task neva keeps"
         );
     });
 }

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use neva::types::CallToolResponse;
 
 use super::Journal;
+use super::restate::Lines;
 
 tokio::task_local! {
     /// The durable run this task's tool call is the workflow's entry into, if it is one.
@@ -17,6 +18,8 @@ tokio::task_local! {
 /// answer its handler gave.
 pub(super) struct Entry {
     journal: Mutex<Option<Journal<'static>>>,
+    /// Where the run's lines go, when it is an MCP task.
+    lines: Option<Lines>,
     /// Whether an orchestrator took this call: the first one reached is the run's own; any
     /// other, called by it, runs as it would outside a durable run.
     claimed: AtomicBool,
@@ -25,9 +28,10 @@ pub(super) struct Entry {
 
 impl Entry {
     /// An entry recording in `journal`.
-    pub(super) fn new(journal: Journal<'static>) -> Self {
+    pub(super) fn new(journal: Journal<'static>, lines: Option<Lines>) -> Self {
         Self {
             journal: Mutex::new(Some(journal)),
+            lines,
             claimed: AtomicBool::new(false),
             answer: Mutex::new(None),
         }
@@ -63,11 +67,12 @@ pub(super) fn called() -> Called {
     }
 }
 
-/// The journal of the durable run this task's call is the entry of, once: the run's own
-/// orchestrator takes it, and nothing it calls finds it.
-pub(crate) fn journal() -> Option<Journal<'static>> {
+/// The journal of the durable run this task's call is the entry of, once, and where its lines
+/// go: the run's own orchestrator takes them, and nothing it calls finds them.
+pub(crate) fn journal() -> Option<(Journal<'static>, Option<Lines>)> {
     let entry = ENTRY.try_with(std::sync::Arc::clone).ok()?;
-    entry.journal.lock().ok()?.take()
+    let journal = entry.journal.lock().ok()?.take()?;
+    Some((journal, entry.lines.clone()))
 }
 
 impl Entry {

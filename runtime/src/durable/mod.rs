@@ -32,9 +32,13 @@ mod entry;
 mod journal;
 mod relay;
 mod restate;
+mod task_state;
+#[cfg(not(feature = "legacy-spec"))]
+mod tasks;
 mod workflow;
 
 pub(crate) use self::answer::answer;
 pub(crate) use self::entry::journal as entered;
 pub use self::journal::Journal;
+pub(crate) use self::restate::Lines;
 pub use self::restate::Restate;

@@ -52,17 +52,22 @@ impl Steps for Relay {
     }
 }
 
+/// The status of a step restate-server refuses because the invocation was cancelled.
+const CANCELLED: u16 = 409;
+
 /// Runs `work`, recording in `ctx`'s journal each step it sends through its relay, one at a
-/// time and in the order sent, as the journal wants them.
+/// time and in the order sent, as the journal wants them. Says too whether restate-server
+/// refused a step because the run was cancelled.
 pub(super) async fn recording<T>(
     ctx: &WorkflowContext<'_>,
     mut steps: mpsc::UnboundedReceiver<Step>,
     work: impl Future<Output = T>,
-) -> T {
+) -> (T, bool) {
     let mut work = pin!(work);
+    let mut cancelled = false;
     loop {
         let step = tokio::select! {
-            done = &mut work => return done,
+            done = &mut work => return (done, cancelled),
             Some(step) = steps.recv() => step,
         };
         // The work goes on while its step records: the step waits for what the work brings.
@@ -70,8 +75,11 @@ pub(super) async fn recording<T>(
         let recorded = tokio::select! {
             recorded = &mut recorded => recorded,
             // Work that ends inside a step gave the step up (a run timeout, say).
-            done = &mut work => return done,
+            done = &mut work => return (done, cancelled),
         };
+        cancelled |= recorded
+            .as_ref()
+            .is_err_and(|error| error.code() == CANCELLED);
         let _ = step.recorded.send(recorded);
     }
 }

@@ -12,6 +12,7 @@ use neva::types::CallToolResponse;
 use restate_sdk::prelude::{Endpoint, HttpServer};
 use tokio::net::TcpListener;
 
+use super::task_state::{OBJECT, Tasks};
 use super::workflow::{Call, Runs, SERVICE};
 
 tokio::task_local! {
@@ -40,11 +41,17 @@ tokio::task_local! {
 /// ```
 #[derive(Debug)]
 pub struct Restate {
-    ingress: String,
+    pub(super) ingress: Arc<Ingress>,
     endpoint: SocketAddr,
     advertised: Option<String>,
-    admin: Option<String>,
-    client: reqwest::Client,
+    pub(super) admin: Option<String>,
+}
+
+/// restate-server's ingress, and the client that reaches it.
+#[derive(Debug)]
+pub(super) struct Ingress {
+    pub(super) url: String,
+    pub(super) client: reqwest::Client,
 }
 
 impl Restate {
@@ -52,11 +59,13 @@ impl Restate {
     /// server serving its Restate endpoint at `endpoint`.
     pub fn new(ingress: impl Into<String>, endpoint: SocketAddr) -> Self {
         Self {
-            ingress: ingress.into().trim_end_matches('/').to_owned(),
+            ingress: Arc::new(Ingress {
+                url: ingress.into().trim_end_matches('/').to_owned(),
+                client: reqwest::Client::new(),
+            }),
             endpoint,
             advertised: None,
             admin: None,
-            client: reqwest::Client::new(),
         }
     }
 
@@ -90,16 +99,27 @@ impl Restate {
         let endpoint = Endpoint::builder()
             .bind(Runs {
                 tools: Arc::new(tools),
+                restate: self.ingress.clone(),
             })
+            .bind(Tasks)
             .build();
         // The endpoint serves as long as the process does; a drain ends the runs' calls.
         tokio::spawn(
             HttpServer::new(endpoint).serve_with_cancel(listener, std::future::pending::<()>()),
         );
         if let Some(admin) = &self.admin {
-            tokio::spawn(register(self.client.clone(), admin.clone(), self.uri()));
+            let client = self.ingress.client.clone();
+            tokio::spawn(register(client, admin.clone(), self.uri()));
         }
-        Ok(app.add_singleton(self).wrap_tools(remember))
+        #[cfg_attr(feature = "legacy-spec", allow(unused_mut))]
+        let mut app = app.add_singleton(self).wrap_tools(remember);
+        #[cfg(not(feature = "legacy-spec"))]
+        {
+            use neva::types::task::commands::{CANCEL, GET};
+            app.wrap_command(GET, super::tasks::get);
+            app.wrap_command(CANCEL, super::tasks::cancel);
+        }
+        Ok(app)
     }
 
     /// The URI restate-server reaches the endpoint at.
@@ -109,54 +129,118 @@ impl Restate {
             .unwrap_or_else(|| format!("http://{}", self.endpoint))
     }
 
-    /// Starts the durable run `key` of the call this task answers, and waits for its answer.
-    pub(super) async fn run(&self, key: &str) -> Result<CallToolResponse, Error> {
-        let call = CALLED.try_with(Arc::clone).map_err(|_| {
-            failure("a durable run needs its tool call: serve the app with `Restate::serve`")
-        })?;
-        let url = format!("{}/{SERVICE}/{key}/run", self.ingress);
-        let sent = self.client.post(url).json(&*call).send().await;
-        let answer = sent.map_err(|error| {
-            tracing::error!(target: "ladoga", %error, "restate-server's ingress did not answer");
-            failure("the durable run could not be started: restate-server did not answer")
-        })?;
-        let status = answer.status();
-        let body = answer.bytes().await.map_err(|error| {
-            tracing::error!(target: "ladoga", %error, run = key, "a durable run's answer was cut");
-            failure("the durable run's answer was cut")
-        })?;
-        if !status.is_success() {
-            let told = String::from_utf8_lossy(&body);
-            tracing::error!(target: "ladoga", %status, run = key, %told, "a durable run failed");
-            return Err(failure(format!(
-                "the durable run `{key}` failed ({status})"
-            )));
-        }
-        serde_json::from_slice(&body).map_err(|error| {
+    /// Runs `call` as the durable run `key`, and waits for its answer.
+    pub(super) async fn run(&self, key: &str, call: &Call) -> Result<CallToolResponse, Error> {
+        let answer = self
+            .ingress
+            .post(&format!("{SERVICE}/{key}/run"), call)
+            .await?;
+        serde_json::from_value(answer).map_err(|error| {
             tracing::error!(target: "ladoga", %error, run = key, "a durable run's answer does not read");
             failure("the durable run's answer does not read")
         })
     }
+
+    /// The call this task answers, as it came, if the server keeps it ([`Self::serve`]).
+    pub(super) fn called() -> Option<Arc<Call>> {
+        CALLED.try_with(Arc::clone).ok()
+    }
+}
+
+impl Ingress {
+    /// Posts `body` to `path`: the JSON answer, or a tool error that does not repeat what
+    /// restate-server said (it is logged).
+    pub(super) async fn post(
+        &self,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<serde_json::Value, Error> {
+        let request = self.client.post(format!("{}/{path}", self.url));
+        // A handler that takes nothing is sent no body.
+        let request = match serde_json::to_value(body) {
+            Ok(serde_json::Value::Null) => request,
+            _ => request.json(body),
+        };
+        let answer = request.send().await.map_err(unreachable)?;
+        let status = answer.status();
+        let bytes = answer.bytes().await.map_err(unreachable)?;
+        if !status.is_success() {
+            let told = String::from_utf8_lossy(&bytes);
+            tracing::error!(target: "ladoga", %status, %path, %told, "restate-server refused");
+            return Err(failure(format!("the durable run failed ({status})")));
+        }
+        if bytes.is_empty() {
+            return Ok(serde_json::Value::Null);
+        }
+        serde_json::from_slice(&bytes).map_err(|error| {
+            tracing::error!(target: "ladoga", %error, %path, "restate-server's answer does not read");
+            failure("restate-server's answer does not read")
+        })
+    }
+
+    /// Where the lines of the durable task `key`'s run go: to its `LadogaTask` object, in order.
+    pub(super) fn lines(self: &Arc<Self>, key: &str) -> Lines {
+        let (say, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let (ingress, path) = (self.clone(), format!("{OBJECT}/{key}/say/send"));
+        tokio::spawn(async move {
+            while let Some(line) = lines.recv().await {
+                if let Err(error) = ingress.post(&path, &line).await {
+                    tracing::debug!(target: "ladoga", %error, "a durable task's line was not told");
+                }
+            }
+        });
+        Lines(say)
+    }
+}
+
+/// Where a durable task's run tells its lines, which its `tasks/get` says.
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "legacy-spec", allow(dead_code))] // no durable tasks in that generation
+pub(crate) struct Lines(tokio::sync::mpsc::UnboundedSender<String>);
+
+#[cfg_attr(feature = "legacy-spec", allow(dead_code))]
+impl Lines {
+    /// The run's line now.
+    pub(crate) fn say(&self, line: String) {
+        let _ = self.0.send(line);
+    }
+}
+
+/// The tool error of a restate-server that did not answer (the reason is logged).
+pub(super) fn unreachable(error: reqwest::Error) -> Error {
+    tracing::error!(target: "ladoga", %error, "restate-server did not answer");
+    failure("the durable run failed: restate-server did not answer")
 }
 
 /// A tool error saying `what`.
-fn failure(what: impl Into<String>) -> Error {
+pub(super) fn failure(what: impl Into<String>) -> Error {
     Error::new(ErrorCode::InternalError, what.into())
 }
 
-/// Keeps each `tools/call` as it came for the task answering it, for [`Restate::run`].
+/// Keeps each `tools/call` as it came for the task answering it, for [`Restate::run`]; starts
+/// a durable orchestrator's call that asks for a task on Restate.
 async fn remember(ctx: MwContext, next: Next) -> neva::types::Response {
-    let call = ctx
-        .request()
-        .and_then(|request| request.params.as_ref())
-        .map(|params| Call {
-            tool: params["name"].as_str().unwrap_or_default().to_owned(),
-            arguments: params["arguments"].as_object().cloned().unwrap_or_default(),
-        });
-    match call {
-        Some(call) => CALLED.scope(Arc::new(call), next(ctx)).await,
-        None => next(ctx).await,
+    let Some(params) = ctx.request().and_then(|request| request.params.as_ref()) else {
+        return next(ctx).await;
+    };
+    #[cfg_attr(feature = "legacy-spec", allow(unused_mut))]
+    let mut call = Call {
+        tool: params["name"].as_str().unwrap_or_default().to_owned(),
+        arguments: params["arguments"].as_object().cloned().unwrap_or_default(),
+        task: false,
+    };
+    #[cfg(not(feature = "legacy-spec"))]
+    if let Some(task) = params.get("task")
+        && crate::__private::is_durable(&call.tool)
+        && let Ok(restate) = ctx.resolve_shared::<Restate>()
+    {
+        let ttl = task["ttl"]
+            .as_u64()
+            .and_then(|ttl| usize::try_from(ttl).ok());
+        call.task = true;
+        return super::tasks::call(restate, ctx, call, ttl).await;
     }
+    CALLED.scope(Arc::new(call), next(ctx)).await
 }
 
 /// Registers the deployment at `uri` with the admin API at `admin`, trying for a minute while

@@ -15,16 +15,21 @@ use super::relay::{Relay, recording};
 /// The name the workflow is registered under.
 pub(super) const SERVICE: &str = "LadogaRun";
 
-/// What a durable run's invocation carries: the orchestrator's tool and its call's arguments.
-#[derive(Debug, Serialize, Deserialize)]
+/// What a durable run's invocation carries: the orchestrator's tool and its call's arguments,
+/// and whether the call is an MCP task, whose `tasks/get` tells the run's lines.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) struct Call {
     pub(super) tool: String,
     pub(super) arguments: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    pub(super) task: bool,
 }
 
-/// The workflow: the server's own tools, to call the run's orchestrator with.
+/// The workflow: the server's own tools, to call the run's orchestrator with, and its Restate,
+/// which a task's lines are told to.
 pub(super) struct Runs {
     pub(super) tools: Arc<LocalTools>,
+    pub(super) restate: Arc<super::restate::Ingress>,
 }
 
 // A step may wait long (a model's answer, a sub-agent's call): a minute without one is not
@@ -38,9 +43,14 @@ impl Runs {
         ctx: WorkflowContext<'_>,
         call: Json<Call>,
     ) -> Result<Json<serde_json::Value>, HandlerError> {
-        let Json(Call { tool, arguments }) = call;
+        let Json(Call {
+            tool,
+            arguments,
+            task,
+        }) = call;
         let (relay, steps) = Relay::new();
-        let entry = Arc::new(Entry::new(Journal::on(Box::new(relay))));
+        let lines = task.then(|| self.restate.lines(ctx.key()));
+        let entry = Arc::new(Entry::new(Journal::on(Box::new(relay)), lines));
         // The snapshot the call is made through: the tools the server has now.
         self.tools
             .refresh()
@@ -51,7 +61,11 @@ impl Runs {
             tool,
             serde_json::Value::Object(arguments).to_string(),
         );
-        let called = recording(&ctx, steps, entry.clone().scope(self.tools.call(&call))).await;
+        let (called, cancelled) =
+            recording(&ctx, steps, entry.clone().scope(self.tools.call(&call))).await;
+        if cancelled {
+            return Err(TerminalError::new_with_code(409, "the run was cancelled").into());
+        }
         match entry.answer() {
             Some(answer) => Ok(Json(serde_json::to_value(answer).map_err(|error| {
                 TerminalError::new(format!("the run's answer does not serialize: {error}"))

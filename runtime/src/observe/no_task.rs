@@ -6,6 +6,13 @@
 pub(crate) struct TaskLine;
 
 impl TaskLine {
+    /// The line of a durable run's task: there is none in this generation.
+    #[cfg(feature = "restate")]
+    pub(crate) fn durable(lines: crate::durable::Lines) -> Self {
+        let _ = lines;
+        Self
+    }
+
     /// The run's progress now: not told.
     pub(crate) fn say(&self, line: String) {
         let _ = line;

@@ -127,7 +127,7 @@ impl TaskProgress {
             asking: false,
         };
         self.lock().insert(id.clone(), followed);
-        TaskLine {
+        TaskLine::Kept {
             tasks: self.clone(),
             id,
         }
@@ -175,34 +175,50 @@ fn asked_task(ctx: &MwContext) -> Option<String> {
     Some(params.get("taskId")?.as_str()?.to_owned())
 }
 
-/// What one run that is an MCP task says of itself; it stops being followed when dropped, as
-/// its run ends, however it ends.
+/// What one run that is an MCP task says of itself; a task neva keeps stops being followed
+/// when this is dropped, as its run ends, however it ends.
 #[derive(Debug)]
-pub(crate) struct TaskLine {
-    tasks: TaskProgress,
-    id: String,
+pub(crate) enum TaskLine {
+    /// A task neva keeps, followed by [`TaskProgress`].
+    Kept { tasks: TaskProgress, id: String },
+    /// A durable run's task, kept by Restate (`restate` feature).
+    #[cfg(feature = "restate")]
+    Durable(crate::durable::Lines),
 }
 
 impl TaskLine {
+    /// The line of a durable run's task, told through `lines`.
+    #[cfg(feature = "restate")]
+    pub(crate) fn durable(lines: crate::durable::Lines) -> Self {
+        Self::Durable(lines)
+    }
+
     /// The run's progress now.
     pub(crate) fn say(&self, line: String) {
-        self.tasks.update(&self.id, |followed| {
-            followed.line = Some(line);
-            followed.task.last_updated_at = Utc::now();
-        });
+        match self {
+            Self::Kept { tasks, id } => tasks.update(id, |followed| {
+                followed.line = Some(line);
+                followed.task.last_updated_at = Utc::now();
+            }),
+            #[cfg(feature = "restate")]
+            Self::Durable(lines) => lines.say(line),
+        }
     }
 
     /// The run waits for its caller's answer (`true`), or has it (`false`).
     pub(crate) fn asking(&self, asking: bool) {
-        self.tasks
-            .update(&self.id, |followed| followed.asking = asking);
+        if let Self::Kept { tasks, id } = self {
+            tasks.update(id, |followed| followed.asking = asking);
+        }
     }
 }
 
 impl Drop for TaskLine {
     /// neva's answer from now on: the result, the error or the cancellation.
     fn drop(&mut self) {
-        self.tasks.lock().remove(&self.id);
+        if let Self::Kept { tasks, id } = self {
+            tasks.lock().remove(id.as_str());
+        }
     }
 }
 

@@ -22,6 +22,9 @@ const OUTCOME_UNKNOWN: &str = "the outcome of this call is unknown: the run was 
 pub(crate) struct Entered {
     #[cfg(feature = "restate")]
     journal: Option<crate::durable::Journal<'static>>,
+    /// What the run says of itself, when it is an MCP task.
+    #[cfg(feature = "restate")]
+    line: Option<std::sync::Arc<crate::observe::TaskLine>>,
 }
 
 impl Entered {
@@ -29,7 +32,7 @@ impl Entered {
     /// the server's tools annotated read-only or idempotent.
     pub(crate) async fn take(durable: bool, ctx: &Context) -> Self {
         #[cfg(feature = "restate")]
-        if durable && let Some(journal) = crate::durable::entered() {
+        if durable && let Some((journal, lines)) = crate::durable::entered() {
             let tools = ctx.tools().list().await.into_iter();
             let safe = tools.filter(|tool| {
                 tool.annotations.as_ref().is_some_and(|hints| {
@@ -38,12 +41,16 @@ impl Entered {
             });
             return Self {
                 journal: Some(journal.retry_safe(safe.map(|tool| tool.name))),
+                line: lines
+                    .map(|lines| std::sync::Arc::new(crate::observe::TaskLine::durable(lines))),
             };
         }
         let _ = (durable, ctx);
         Self {
             #[cfg(feature = "restate")]
             journal: None,
+            #[cfg(feature = "restate")]
+            line: None,
         }
     }
 }
@@ -57,7 +64,11 @@ where
     pub(crate) fn entered(self, entered: &'a Entered) -> Self {
         #[cfg(feature = "restate")]
         if let Some(journal) = &entered.journal {
-            return self.journal(journal);
+            let run = self.journal(journal);
+            return match &entered.line {
+                Some(line) if run.task.is_none() => run.telling(Some(line.clone())),
+                _ => run,
+            };
         }
         let _ = entered;
         self

@@ -1,0 +1,61 @@
+//! What Restate keeps of a durable run's MCP task, beside the run: the object `LadogaTask`,
+//! keyed by the run's key, with when the task was made, the invocation it is and the run's last
+//! line.
+
+use chrono::{DateTime, Utc};
+use restate_sdk::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// The name the tasks' object is registered under.
+pub(super) const OBJECT: &str = "LadogaTask";
+
+/// What is kept of a durable task beside its run: when it was made, how long its caller asked
+/// it kept, the invocation it is, and the run's last line.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Begun {
+    pub(super) created_at: DateTime<Utc>,
+    pub(super) ttl: usize,
+    pub(super) invocation: String,
+}
+
+/// What `tasks/get` is told of a durable task, besides its run's state.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(super) struct Followed {
+    pub(super) begun: Option<Begun>,
+    pub(super) line: Option<String>,
+}
+
+/// The object `LadogaTask`, keyed by a durable run's key: what its task's `tasks/get` says.
+pub(super) struct Tasks;
+
+#[restate_sdk::object(name = "LadogaTask")]
+impl Tasks {
+    /// The task is made.
+    #[handler]
+    async fn begin(&self, ctx: ObjectContext<'_>, begun: Json<Begun>) -> Result<(), HandlerError> {
+        ctx.set("begun", begun);
+        Ok(())
+    }
+
+    /// The run's line now.
+    #[handler]
+    async fn say(&self, ctx: ObjectContext<'_>, line: Json<String>) -> Result<(), HandlerError> {
+        ctx.set("line", line);
+        Ok(())
+    }
+
+    /// What is kept.
+    #[handler]
+    async fn get(&self, ctx: SharedObjectContext<'_>) -> Result<Json<Followed>, HandlerError> {
+        Ok(Json(Followed {
+            begun: ctx
+                .get::<Json<Begun>>("begun")
+                .await?
+                .map(|Json(begun)| begun),
+            line: ctx
+                .get::<Json<String>>("line")
+                .await?
+                .map(|Json(line)| line),
+        }))
+    }
+}

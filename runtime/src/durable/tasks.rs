@@ -1,0 +1,225 @@
+//! The MCP tasks of durable runs (MCP 2026-07-28), answered from Restate by any replica: a
+//! task-augmented call of a durable orchestrator starts its run on Restate and answers with a
+//! task named by the run's key; `tasks/get` and `tasks/cancel` of such a task are answered from
+//! restate-server, whichever replica they reach. Every other task is neva's.
+
+use std::sync::Arc;
+
+use neva::error::{Error, ErrorCode};
+use neva::middleware::{MwContext, Next};
+use neva::types::{CreateTaskResult, DetailedTask, IntoResponse, Response, Task, TaskStatus};
+
+use super::Restate;
+use super::restate::{failure, unreachable};
+use super::task_state::{Begun, Followed, OBJECT};
+use super::workflow::Call;
+use super::workflow::SERVICE;
+
+/// How long neva keeps a task whose call asked for no `ttl`, in milliseconds; durable tasks
+/// say the same.
+const DEFAULT_TTL_MS: usize = 30_000;
+
+/// How often a caller is told to poll a durable task, in milliseconds.
+const POLL_INTERVAL_MS: usize = 1_000;
+
+impl Restate {
+    /// Posts `body` to restate-server's ingress at `path`: `run`'s JSON answer.
+    async fn ingress_post(
+        &self,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<serde_json::Value, Error> {
+        self.ingress.post(path, body).await
+    }
+
+    /// Where the durable run `key` is; none when restate-server knows no such run.
+    async fn output(&self, key: &str) -> Result<Option<Output>, Error> {
+        let url = format!(
+            "{}/restate/workflow/{SERVICE}/{key}/output",
+            self.ingress.url
+        );
+        let answer = self
+            .ingress
+            .client
+            .get(url)
+            .send()
+            .await
+            .map_err(unreachable)?;
+        let status = answer.status().as_u16();
+        let body: serde_json::Value = answer.json().await.unwrap_or_default();
+        Ok(match status {
+            404 => None,
+            470 => Some(Output::Working),
+            200..=299 => Some(Output::Answered(body)),
+            409 => Some(Output::Cancelled),
+            _ => Some(Output::Failed(
+                body["message"]
+                    .as_str()
+                    .unwrap_or("the run failed")
+                    .to_owned(),
+            )),
+        })
+    }
+
+    /// Cancels the invocation `id`, through the admin API.
+    async fn cancel_invocation(&self, id: &str) -> Result<(), Error> {
+        let Some(admin) = &self.admin else {
+            return Err(failure(
+                "this server cannot cancel a durable run: it knows no restate-server admin API",
+            ));
+        };
+        let url = format!("{admin}/invocations/{id}/cancel");
+        let answer = self
+            .ingress
+            .client
+            .patch(url)
+            .send()
+            .await
+            .map_err(unreachable)?;
+        match answer.status().is_success() {
+            true => Ok(()),
+            false => {
+                let status = answer.status();
+                tracing::error!(target: "ladoga", %status, invocation = id, "a durable run was not cancelled");
+                Err(failure(format!(
+                    "the durable run could not be cancelled ({status})"
+                )))
+            }
+        }
+    }
+
+    /// Starts the run of `call`, a task-augmented call, as a task: its key the task's id.
+    pub(super) async fn start_task(&self, call: Call, ttl: Option<usize>) -> Result<Task, Error> {
+        let key = uuid::Uuid::new_v4().to_string();
+        let started = self
+            .ingress_post(
+                &format!("{}/{key}/run/send", super::workflow::SERVICE),
+                &call,
+            )
+            .await?;
+        let invocation = started["invocationId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let mut task = Task::new();
+        task.id = key.clone();
+        task.ttl = Some(ttl.unwrap_or(DEFAULT_TTL_MS));
+        task.poll_interval = Some(POLL_INTERVAL_MS);
+        let begun = Begun {
+            created_at: task.created_at,
+            ttl: task.ttl.unwrap_or(DEFAULT_TTL_MS),
+            invocation,
+        };
+        self.ingress_post(&format!("{OBJECT}/{key}/begin"), &begun)
+            .await?;
+        Ok(task)
+    }
+
+    /// The durable task `key` as `tasks/get` tells it, or none when there is no such run.
+    async fn task(&self, key: &str) -> Result<Option<DetailedTask>, Error> {
+        let output = self.output(key).await?;
+        let Some(output) = output else {
+            return Ok(None);
+        };
+        let followed: Followed = serde_json::from_value(
+            self.ingress_post(&format!("{OBJECT}/{key}/get"), &())
+                .await?,
+        )
+        .unwrap_or_default();
+        let mut task = Task::new();
+        task.id = key.to_owned();
+        task.poll_interval = Some(POLL_INTERVAL_MS);
+        if let Some(begun) = &followed.begun {
+            task.created_at = begun.created_at;
+            task.ttl = Some(begun.ttl);
+        }
+        let mut detailed = DetailedTask::from(task);
+        match output {
+            Output::Working => {
+                detailed.task.status = TaskStatus::Working;
+                detailed.task.status_msg = followed.line;
+            }
+            Output::Answered(result) => {
+                detailed.task.status = TaskStatus::Completed;
+                detailed.result = Some(result);
+            }
+            Output::Cancelled => detailed.task.status = TaskStatus::Cancelled,
+            Output::Failed(message) => {
+                detailed.task.status = TaskStatus::Failed;
+                detailed.error = Some(serde_json::json!({
+                    "code": i32::from(ErrorCode::InternalError),
+                    "message": message,
+                }));
+            }
+        }
+        Ok(Some(detailed))
+    }
+
+    /// Cancels the durable task `key`'s run; none when there is no such task.
+    async fn cancel(&self, key: &str) -> Result<Option<()>, Error> {
+        let followed: Followed = serde_json::from_value(
+            self.ingress_post(&format!("{OBJECT}/{key}/get"), &())
+                .await?,
+        )
+        .unwrap_or_default();
+        let Some(begun) = followed.begun else {
+            return Ok(None);
+        };
+        self.cancel_invocation(&begun.invocation).await.map(Some)
+    }
+}
+
+/// Where a durable run is, as restate-server tells.
+enum Output {
+    /// Still running.
+    Working,
+    /// Answered: the tool's result.
+    Answered(serde_json::Value),
+    /// Cancelled.
+    Cancelled,
+    /// Ended without an answer, for this reason.
+    Failed(String),
+}
+
+/// A `tools/call` that asks for a task, of a durable orchestrator: started on Restate.
+pub(super) async fn call(
+    restate: Arc<Restate>,
+    ctx: MwContext,
+    call: Call,
+    ttl: Option<usize>,
+) -> Response {
+    match restate.start_task(call, ttl).await {
+        Ok(task) => CreateTaskResult::new(task).into_response(ctx.id()),
+        Err(error) => Response::error(ctx.id(), error),
+    }
+}
+
+/// A `tasks/get`: a durable task's from Restate, any other neva's.
+pub(super) async fn get(ctx: MwContext, next: Next) -> Response {
+    let (Some(restate), Some(key)) = (ctx.resolve_shared::<Restate>().ok(), asked(&ctx)) else {
+        return next(ctx).await;
+    };
+    match restate.task(&key).await {
+        Ok(Some(task)) => task.into_response(ctx.id()),
+        Ok(None) => next(ctx).await,
+        Err(error) => Response::error(ctx.id(), error),
+    }
+}
+
+/// A `tasks/cancel`: a durable task's run cancelled on Restate, any other task neva's.
+pub(super) async fn cancel(ctx: MwContext, next: Next) -> Response {
+    let (Some(restate), Some(key)) = (ctx.resolve_shared::<Restate>().ok(), asked(&ctx)) else {
+        return next(ctx).await;
+    };
+    match restate.cancel(&key).await {
+        Ok(Some(())) => Response::empty(ctx.id()),
+        Ok(None) => next(ctx).await,
+        Err(error) => Response::error(ctx.id(), error),
+    }
+}
+
+/// The `taskId` a `tasks/*` request names.
+fn asked(ctx: &MwContext) -> Option<String> {
+    let params = ctx.request()?.params.as_ref()?;
+    Some(params.get("taskId")?.as_str()?.to_owned())
+}
