@@ -19,9 +19,13 @@ pub enum Routing {
     TasksByCaller(&'static [&'static str]),
 }
 
-/// A running nginx balancing `/mcp` over the replicas it was given.
+/// A running nginx balancing `/mcp` over the replicas it was given, and, if given their
+/// Restate endpoints, those too.
 pub struct Balancer {
     pub addr: SocketAddr,
+    /// Where the replicas' Restate endpoints are served through it, if they were given.
+    #[allow(dead_code)] // the durable tests only
+    pub restate: Option<SocketAddr>,
     dir: PathBuf,
     master: tokio::process::Child,
 }
@@ -30,9 +34,27 @@ impl Balancer {
     /// Starts nginx in front of `replicas`, and waits until it accepts connections; why not,
     /// saying what to do when nginx is not installed.
     pub async fn start(replicas: &[SocketAddr], routing: Routing) -> Result<Self, String> {
-        let addr = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .map_err(|error| format!("no free loopback port: {error}"))?;
+        Self::start_with_endpoints(replicas, routing, &[]).await
+    }
+
+    /// [`Self::start`], serving the replicas' Restate `endpoints` too, round robin over HTTP/2
+    /// (restate-server's protocol) at [`Self::restate`]: every replica one deployment, at one
+    /// URI.
+    pub async fn start_with_endpoints(
+        replicas: &[SocketAddr],
+        routing: Routing,
+        endpoints: &[SocketAddr],
+    ) -> Result<Self, String> {
+        let free = || {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|listener| listener.local_addr())
+                .map_err(|error| format!("no free loopback port: {error}"))
+        };
+        let addr = free()?;
+        let restate = match endpoints.is_empty() {
+            true => None,
+            false => Some(free()?),
+        };
         let dir = std::env::temp_dir().join(format!(
             "ladoga-nginx-{}-{}",
             std::process::id(),
@@ -42,7 +64,13 @@ impl Balancer {
             .and_then(|()| {
                 std::fs::write(
                     dir.join("nginx.conf"),
-                    config(addr, replicas, routing, &dir),
+                    config(
+                        addr,
+                        replicas,
+                        routing,
+                        &dir,
+                        &restate_server(restate, endpoints),
+                    ),
                 )
             })
             .map_err(|error| format!("cannot write nginx's configuration: {error}"))?;
@@ -58,7 +86,12 @@ impl Balancer {
             .map_err(|error| {
                 format!("cannot start nginx ({error}): `scripts/services install` installs it")
             })?;
-        let balancer = Self { addr, dir, master };
+        let balancer = Self {
+            addr,
+            restate,
+            dir,
+            master,
+        };
         for _ in 0..300 {
             if tokio::net::TcpStream::connect(addr).await.is_ok() {
                 return Ok(balancer);
@@ -118,7 +151,14 @@ fn binary() -> &'static str {
 /// too: it ran nothing. An idle kept-alive connection
 /// is closed by nginx after 4 s, within the 5 s a stopping board waits for its callers to close
 /// theirs: a connection the board closed under nginx would turn the POST sent on it into a `502`.
-pub fn config(addr: SocketAddr, replicas: &[SocketAddr], routing: Routing, dir: &Path) -> String {
+/// `also` is put in the `http` block after that server: more servers.
+pub fn config(
+    addr: SocketAddr,
+    replicas: &[SocketAddr],
+    routing: Routing,
+    dir: &Path,
+    also: &str,
+) -> String {
     let servers: String = replicas
         .iter()
         .map(|replica| format!("        server {replica} max_fails=0;\n"))
@@ -183,7 +223,35 @@ http {{
 {proxy}            proxy_next_upstream error http_503 non_idempotent;
         }}
     }}
-}}
+{also}}}
+"
+    )
+}
+
+/// The server that passes restate-server's calls on to the replicas' Restate `endpoints` at
+/// `addr` (HTTP/2 without TLS, streamed both ways); none when there are none. A call whose
+/// connection is refused goes to the next endpoint: nothing of it ran. Its streams may last as
+/// long as a step of a run.
+fn restate_server(addr: Option<SocketAddr>, endpoints: &[SocketAddr]) -> String {
+    let Some(addr) = addr else {
+        return String::new();
+    };
+    let servers: String = endpoints
+        .iter()
+        .map(|endpoint| format!("        server {endpoint} max_fails=0;\n"))
+        .collect();
+    format!(
+        "    upstream restate_endpoints {{
+{servers}    }}
+    server {{
+        listen {addr} http2;
+        location / {{
+            grpc_pass grpc://restate_endpoints;
+            grpc_next_upstream error;
+            grpc_read_timeout 3600s;
+            grpc_send_timeout 3600s;
+        }}
+    }}
 "
     )
 }
