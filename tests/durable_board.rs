@@ -25,6 +25,12 @@ fn adding_then_answering(thinking: Duration) -> ScriptedModel {
     })
 }
 
+/// The secret the replicas seal their runs' calls with.
+const STATE_SECRET: (&str, &str) = (
+    "LADOGA_STATE_SECRET",
+    "the replicas' secret, 32 bytes or more",
+);
+
 /// A durable board: MCP at `http`, the Restate endpoint at `endpoint`, its tasks in `db`.
 async fn durable_board(
     http: SocketAddr,
@@ -33,24 +39,43 @@ async fn durable_board(
     model_url: &str,
     db: &std::path::Path,
 ) -> tokio::process::Child {
+    durable_board_with(http, endpoint, restate, model_url, db, &[]).await
+}
+
+/// [`durable_board`], with the board's other arguments `more`, and `--auth`'s secret.
+async fn durable_board_with(
+    http: SocketAddr,
+    endpoint: SocketAddr,
+    restate: &Restate,
+    model_url: &str,
+    db: &std::path::Path,
+    more: &[&str],
+) -> tokio::process::Child {
     let endpoint = endpoint.to_string();
     let db = db.display().to_string();
-    let args = [
+    let ingress = restate.ingress();
+    let admin = restate.admin();
+    let mut args = vec![
         "--restate-endpoint",
         &endpoint,
         "--restate-ingress",
-        &restate.ingress(),
+        &ingress,
         "--restate-admin",
-        &restate.admin(),
+        &admin,
         "--db",
         &db,
+    ];
+    args.extend(more);
+    let env = [
+        STATE_SECRET,
+        (common::auth::SECRET_VAR, common::auth::SECRET),
     ];
     let (board, _) = board_at(
         http,
         model_url,
         "scripted",
         &args,
-        &[],
+        &env,
         std::process::Stdio::null(),
     )
     .await;
@@ -160,31 +185,38 @@ async fn a_board_killed_while_the_model_answers_goes_on_from_the_journal_once_re
 }
 
 #[test]
-fn a_durable_board_refuses_the_callers_claims_it_cannot_carry() {
-    for guard in [vec!["--auth"], vec!["--oauth", "http://127.0.0.1:1/"]] {
-        let refused = std::process::Command::new(common::exe::exe("board"))
-            .args([
-                "--restate-endpoint",
-                "127.0.0.1:1",
-                "--restate-ingress",
-                "http://127.0.0.1:1",
-            ])
-            .args(&guard)
-            .output()
-            .expect("the board runs");
-        assert_eq!(refused.status.code(), Some(2), "{guard:?}");
-        let told = String::from_utf8_lossy(&refused.stderr);
-        assert!(told.contains("cannot be used with"), "{guard:?}: {told}");
-    }
+fn a_durable_board_refuses_oauth_and_a_missing_secret() {
+    let board = || {
+        let mut board = std::process::Command::new(common::exe::exe("board"));
+        board
+            .args(["--http", &free_addr().to_string()])
+            .args(["--restate-endpoint", "127.0.0.1:1"])
+            .args(["--restate-ingress", "http://127.0.0.1:1"])
+            .env_remove("LADOGA_STATE_SECRET")
+            .env_remove("LADOGA_STATE_SECRET_FILE");
+        board
+    };
+    let refused = board()
+        .args(["--oauth", "http://127.0.0.1:1/"])
+        .output()
+        .expect("the board runs");
+    assert_eq!(refused.status.code(), Some(2));
+    let told = String::from_utf8_lossy(&refused.stderr);
+    assert!(told.contains("cannot be used with"), "{told}");
+
+    let refused = board().output().expect("the board runs");
+    assert_eq!(refused.status.code(), Some(1));
+    let told = String::from_utf8_lossy(&refused.stderr);
+    assert!(told.contains("LADOGA_STATE_SECRET"), "{told}");
 }
 
-/// `plan_week` started as an MCP task at `addr`: the task's id.
+/// `plan_week` started as an MCP task at `addr`, by the bearer of `token`: the task's id.
 #[cfg(not(feature = "legacy-spec"))]
-async fn start_task(addr: SocketAddr) -> String {
+async fn start_task(addr: SocketAddr, token: &str) -> String {
     let params = json!({
         "name": "plan_week", "arguments": {"focus": "the release"}, "task": {"ttl": 60000},
     });
-    let started = common::rounds::request(addr, "", "tools/call", params).await;
+    let started = common::rounds::request(addr, token, "tools/call", params).await;
     assert_eq!(started["result"]["resultType"], "task", "{started}");
     assert_eq!(started["result"]["status"], "working", "{started}");
     started["result"]["taskId"]
@@ -196,10 +228,10 @@ async fn start_task(addr: SocketAddr) -> String {
 /// `tasks/get` of `id` at `addr` every 100 ms until the task ends (for at most 60 s): every
 /// answer seen, the last one the end.
 #[cfg(not(feature = "legacy-spec"))]
-async fn follow(addr: SocketAddr, id: &str) -> Vec<serde_json::Value> {
+async fn follow(addr: SocketAddr, id: &str, token: &str) -> Vec<serde_json::Value> {
     let mut seen = Vec::new();
     for _ in 0..600 {
-        let got = common::rounds::request(addr, "", "tasks/get", json!({"taskId": id})).await;
+        let got = common::rounds::request(addr, token, "tasks/get", json!({"taskId": id})).await;
         let result = got["result"].clone();
         assert!(result.is_object(), "{got}");
         let status = result["status"].as_str().unwrap_or_default().to_owned();
@@ -225,8 +257,8 @@ async fn a_durable_task_started_on_one_replica_is_followed_on_another() {
     let _other = durable_board(other, free_addr(), &restate, &model.url(), &scratch.path).await;
     restate.wait_for_service("LadogaRun").await;
 
-    let id = start_task(one).await;
-    let seen = follow(other, &id).await;
+    let id = start_task(one, "").await;
+    let seen = follow(other, &id, "").await;
     let last = seen.last().expect("an end");
     assert_eq!(last["status"], "completed", "{seen:?}");
     assert_eq!(last["taskId"], id.as_str());
@@ -269,7 +301,7 @@ async fn a_durable_task_cancelled_through_another_replica_stops_its_run() {
     let _other = durable_board(other, free_addr(), &restate, &model.url(), &scratch.path).await;
     restate.wait_for_service("LadogaRun").await;
 
-    let id = start_task(one).await;
+    let id = start_task(one, "").await;
     for _ in 0..300 {
         if script.requests().len() == 2 {
             break;
@@ -283,7 +315,7 @@ async fn a_durable_task_cancelled_through_another_replica_stops_its_run() {
     );
     let cancelled = common::rounds::request(other, "", "tasks/cancel", json!({"taskId": id})).await;
     assert!(cancelled["result"].is_object(), "{cancelled}");
-    let seen = follow(other, &id).await;
+    let seen = follow(other, &id, "").await;
     assert_eq!(
         seen.last().expect("an end")["status"],
         "cancelled",
@@ -296,4 +328,77 @@ async fn a_durable_task_cancelled_through_another_replica_stops_its_run() {
         "no model request after the cancel"
     );
     assert_eq!(tasks(one).await.matches("Tag v1.0").count(), 1);
+}
+
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn a_durable_tasks_approval_is_answered_through_the_replica_that_did_not_ask() {
+    let restate = Restate::start().await;
+    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::call("add_task", json!({"title": "Tag v1.0"})),
+        1 => Reply::call("clear_board", json!({})).with_text("Now the board can go."),
+        _ => Reply::text("The board is clear."),
+    });
+    let model = script.serve().await.expect("the model's server");
+    let scratch = Scratch::new("durable-board-approval");
+    let (one, other) = (free_addr(), free_addr());
+    // Behind `--auth`, as an admin: `clear_board` is offered to the run with the caller's role.
+    let (url, db) = (model.url(), &scratch.path);
+    let _one = durable_board_with(one, free_addr(), &restate, &url, db, &["--auth"]).await;
+    let _other = durable_board_with(other, free_addr(), &restate, &url, db, &["--auth"]).await;
+    restate.wait_for_service("LadogaRun").await;
+    let admin = common::auth::admin("alice");
+
+    let id = start_task(one, &admin).await;
+    let mut asked = None;
+    for _ in 0..300 {
+        let got = common::rounds::request(one, &admin, "tasks/get", json!({"taskId": id})).await;
+        if got["result"]["status"] == "input_required" {
+            asked = Some(got["result"].clone());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let asked = asked.expect("the task asks");
+    let requests = asked["inputRequests"].as_object().expect("its question");
+    assert_eq!(requests.len(), 1, "{asked}");
+    let (key, question) = requests.iter().next().expect("one");
+    assert_eq!(question["method"], "elicitation/create", "{asked}");
+    let message = question["params"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("clear_board"), "{asked}");
+    // Asked as long as the caller takes: no answer yet, still asking.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let still = common::rounds::request(other, &admin, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(still["result"]["status"], "input_required", "{still}");
+
+    let responses = json!({ key: {"action": "accept", "content": {}} });
+    let updated = common::rounds::request(
+        other,
+        &admin,
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": responses}),
+    )
+    .await;
+    assert!(updated["result"].is_object(), "{updated}");
+    let seen = follow(other, &id, &admin).await;
+    let last = seen.last().expect("an end");
+    assert_eq!(last["status"], "completed", "{seen:?}");
+    assert_eq!(
+        last["result"]["content"][0]["text"], "The board is clear.",
+        "{last}"
+    );
+    let report = &last["result"]["content"][0]["_meta"][ladoga::REPORT_KEY];
+    assert_eq!(report["approvals"][0]["decision"], "approved", "{report}");
+    let listed =
+        common::rounds::request(one, &admin, "tools/call", json!({"name": "list_tasks"})).await;
+    let listed = listed["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        !listed.contains("Tag v1.0"),
+        "clear_board ran, with the caller's role: {listed}"
+    );
+    assert_eq!(script.requests().len(), 3);
 }

@@ -78,7 +78,13 @@ async fn replica(
         model_url,
         "scripted",
         &args,
-        &[("RUST_LOG", "ladoga=debug")],
+        &[
+            ("RUST_LOG", "ladoga=debug"),
+            (
+                "LADOGA_STATE_SECRET",
+                "the replicas' secret, 32 bytes or more",
+            ),
+        ],
         stderr.into(),
     )
     .await;

@@ -163,13 +163,14 @@ struct Cli {
     /// Run `plan_week` durable, on Restate: serve the Restate endpoint at this address, which
     /// restate-server runs each `plan_week` on (`ladoga::durable`). A replica killed in the
     /// middle of a run leaves it to another: nothing already asked or called is again. Needs
-    /// `--restate-ingress`. Not with `--auth` or `--oauth`: a durable run's tools are called
-    /// without the caller's claims.
+    /// `--restate-ingress`, and the secret each run's call is sealed with, the same on every
+    /// replica: `LADOGA_STATE_SECRET` (or `LADOGA_STATE_SECRET_FILE`). With `--auth`, the run's
+    /// tools are called with the caller's roles. Not with `--oauth`.
     #[arg(
         long,
         value_name = "ADDR",
         requires = "restate_ingress",
-        conflicts_with_all = ["auth", "oauth"]
+        conflicts_with = "oauth"
     )]
     restate_endpoint: Option<std::net::SocketAddr>,
     /// restate-server's ingress (`http://HOST:PORT`), where each durable `plan_week` starts.
@@ -264,12 +265,21 @@ fn main() -> ExitCode {
     ))
 }
 
-/// `app`, its durable `plan_week` on Restate when `cli` says where; as it is otherwise.
-async fn durable(cli: &Cli, app: App) -> Result<App, String> {
+/// `app`, its durable `plan_week` on Restate when `cli` says where, each run's call sealed with
+/// `secret`; as it is otherwise.
+async fn durable(cli: &Cli, secret: Option<&[u8]>, app: App) -> Result<App, String> {
     let (Some(endpoint), Some(ingress)) = (cli.restate_endpoint, &cli.restate_ingress) else {
         return Ok(app);
     };
-    let mut restate = ladoga::durable::Restate::new(ingress, endpoint);
+    let Some(secret) = secret else {
+        return Err(format!(
+            "--restate-endpoint seals each durable run's call with a secret every replica \
+             shares, which a replica that starts again needs too: set {} or {}",
+            replicas::SECRET_VAR,
+            replicas::SECRET_FILE_VAR
+        ));
+    };
+    let mut restate = ladoga::durable::Restate::new(ingress, endpoint).secret(secret);
     if let Some(admin) = &cli.restate_admin {
         restate = restate.admin(admin);
     }
@@ -418,7 +428,7 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
     #[cfg(not(feature = "legacy-spec"))]
     let app = ladoga::TaskProgress::new().serve(app);
     // `plan_week` durable, on Restate, with `--restate-endpoint`.
-    let app = match durable(&cli, app).await {
+    let app = match durable(&cli, shared.secret(), app).await {
         Ok(app) => app,
         Err(refusal) => {
             eprintln!("board: {refusal}");

@@ -70,6 +70,11 @@ impl Shared {
         })
     }
 
+    /// The shared secret, if given.
+    pub fn secret(&self) -> Option<&[u8]> {
+        self.secret.as_deref()
+    }
+
     /// Where the board's runs wait while their callers answer: in Redis, sealed with the shared
     /// secret, when given; else in this process ([`ladoga::Runs::in_process`]).
     pub fn runs(&self) -> ladoga::Runs {

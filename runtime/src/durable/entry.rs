@@ -1,12 +1,15 @@
 //! The call a durable run's workflow makes of its orchestrator, in this process: the journal
 //! the run records in, handed to the orchestrator's handler, and its answer handed back.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use neva::auth::Claims;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use neva::types::CallToolResponse;
 
 use super::Journal;
+use super::approval::Approver;
 use super::restate::Lines;
 
 tokio::task_local! {
@@ -18,8 +21,11 @@ tokio::task_local! {
 /// answer its handler gave.
 pub(super) struct Entry {
     journal: Mutex<Option<Journal<'static>>>,
-    /// Where the run's lines go, when it is an MCP task.
+    /// Where the run's lines go, and who answers its questions, when it is an MCP task.
     lines: Option<Lines>,
+    approver: Mutex<Option<Approver>>,
+    /// The caller's claims, which the run's call is made with.
+    claims: Option<Arc<dyn Claims>>,
     /// Whether an orchestrator took this call: the first one reached is the run's own; any
     /// other, called by it, runs as it would outside a durable run.
     claimed: AtomicBool,
@@ -28,10 +34,17 @@ pub(super) struct Entry {
 
 impl Entry {
     /// An entry recording in `journal`.
-    pub(super) fn new(journal: Journal<'static>, lines: Option<Lines>) -> Self {
+    pub(super) fn new(
+        journal: Journal<'static>,
+        lines: Option<Lines>,
+        approver: Option<Approver>,
+        claims: Option<Arc<dyn Claims>>,
+    ) -> Self {
         Self {
             journal: Mutex::new(Some(journal)),
             lines,
+            approver: Mutex::new(approver),
+            claims,
             claimed: AtomicBool::new(false),
             answer: Mutex::new(None),
         }
@@ -67,12 +80,31 @@ pub(super) fn called() -> Called {
     }
 }
 
-/// The journal of the durable run this task's call is the entry of, once, and where its lines
-/// go: the run's own orchestrator takes them, and nothing it calls finds them.
-pub(crate) fn journal() -> Option<(Journal<'static>, Option<Lines>)> {
+/// The caller's claims, for a call made in a durable run: the run's own call and every call
+/// inside it are made with them.
+pub(super) fn claims() -> Option<Arc<dyn Claims>> {
+    ENTRY.try_with(|entry| entry.claims.clone()).ok().flatten()
+}
+
+/// What the run's own orchestrator takes of the durable run this task's call is the entry of,
+/// once: nothing it calls finds it.
+pub(crate) struct Taken {
+    pub(crate) journal: Journal<'static>,
+    pub(crate) lines: Option<Lines>,
+    pub(crate) approver: Option<Approver>,
+}
+
+/// The journal of the durable run this task's call is the entry of, where its lines go and who
+/// answers its questions, once.
+pub(crate) fn journal() -> Option<Taken> {
     let entry = ENTRY.try_with(std::sync::Arc::clone).ok()?;
     let journal = entry.journal.lock().ok()?.take()?;
-    Some((journal, entry.lines.clone()))
+    let approver = entry.approver.lock().ok()?.take();
+    Some(Taken {
+        journal,
+        lines: entry.lines.clone(),
+        approver,
+    })
 }
 
 impl Entry {

@@ -28,17 +28,20 @@
 //! live request's), so a durable orchestrator and the tools it calls must not require any.
 
 mod answer;
+mod approval;
 mod entry;
 mod journal;
 mod relay;
 mod restate;
+mod sealed;
 mod task_state;
 #[cfg(not(feature = "legacy-spec"))]
 mod tasks;
 mod workflow;
 
 pub(crate) use self::answer::answer;
-pub(crate) use self::entry::journal as entered;
+pub(crate) use self::approval::Approver;
+pub(crate) use self::entry::{Taken, journal as entered};
 pub use self::journal::Journal;
 pub(crate) use self::restate::Lines;
 pub use self::restate::Restate;

@@ -4,14 +4,25 @@
 use std::pin::pin;
 
 use futures_util::future::BoxFuture;
-use restate_sdk::context::WorkflowContext;
+use restate_sdk::context::{ContextPromises, WorkflowContext};
 use restate_sdk::errors::TerminalError;
+use restate_sdk::serde::Json;
 use tokio::sync::{mpsc, oneshot};
 
 use super::journal::Steps;
 
-/// The steps of a run, sent to the workflow handler that records them ([`recording`]).
-pub(super) struct Relay(mpsc::UnboundedSender<Step>);
+/// The steps of a run, and the durable promises it waits on, sent to the workflow handler that
+/// records them ([`recording`]).
+#[derive(Clone)]
+pub(super) struct Relay(mpsc::UnboundedSender<Entry>);
+
+/// What the run asks of the journal.
+pub(super) enum Entry {
+    /// A step to record.
+    Step(Step),
+    /// A durable promise's value, once it has one.
+    Promise(Promise),
+}
 
 /// A step to record: its name, the signal that starts its work, what the work brings, and where
 /// the recorded value goes.
@@ -22,11 +33,27 @@ pub(super) struct Step {
     recorded: oneshot::Sender<Result<Vec<u8>, TerminalError>>,
 }
 
+/// A durable promise to wait on: its name, and where its value goes.
+pub(super) struct Promise {
+    name: String,
+    resolved: oneshot::Sender<Result<serde_json::Value, TerminalError>>,
+}
+
 impl Relay {
-    /// A relay, and the steps it sends.
-    pub(super) fn new() -> (Self, mpsc::UnboundedReceiver<Step>) {
-        let (send, steps) = mpsc::unbounded_channel();
-        (Self(send), steps)
+    /// A relay, and what it sends.
+    pub(super) fn new() -> (Self, mpsc::UnboundedReceiver<Entry>) {
+        let (send, entries) = mpsc::unbounded_channel();
+        (Self(send), entries)
+    }
+
+    /// The value of the workflow's durable promise `name`, once it is resolved.
+    pub(super) async fn promise(&self, name: String) -> Result<serde_json::Value, TerminalError> {
+        let gone = || TerminalError::new("the run's workflow handler is gone");
+        let (resolved, value) = oneshot::channel();
+        self.0
+            .send(Entry::Promise(Promise { name, resolved }))
+            .map_err(|_| gone())?;
+        value.await.unwrap_or_else(|_| Err(gone()))
     }
 }
 
@@ -38,12 +65,12 @@ impl Steps for Relay {
         finished: oneshot::Receiver<Result<Vec<u8>, String>>,
     ) -> BoxFuture<'s, Result<Vec<u8>, TerminalError>> {
         let (recorded, answer) = oneshot::channel();
-        let sent = self.0.send(Step {
+        let sent = self.0.send(Entry::Step(Step {
             name,
             start,
             finished,
             recorded,
-        });
+        }));
         Box::pin(async move {
             let gone = || TerminalError::new("the run's workflow handler is gone");
             sent.map_err(|_| gone())?;
@@ -55,31 +82,46 @@ impl Steps for Relay {
 /// The status of a step restate-server refuses because the invocation was cancelled.
 const CANCELLED: u16 = 409;
 
-/// Runs `work`, recording in `ctx`'s journal each step it sends through its relay, one at a
-/// time and in the order sent, as the journal wants them. Says too whether restate-server
-/// refused a step because the run was cancelled.
+/// Runs `work`, recording in `ctx`'s journal each step it sends through its relay and waiting
+/// on each promise, one at a time and in the order sent, as the journal wants them. Says too
+/// whether restate-server refused an entry because the run was cancelled.
 pub(super) async fn recording<T>(
     ctx: &WorkflowContext<'_>,
-    mut steps: mpsc::UnboundedReceiver<Step>,
+    mut entries: mpsc::UnboundedReceiver<Entry>,
     work: impl Future<Output = T>,
 ) -> (T, bool) {
     let mut work = pin!(work);
     let mut cancelled = false;
     loop {
-        let step = tokio::select! {
+        let entry = tokio::select! {
             done = &mut work => return (done, cancelled),
-            Some(step) = steps.recv() => step,
+            Some(entry) = entries.recv() => entry,
         };
-        // The work goes on while its step records: the step waits for what the work brings.
-        let mut recorded = pin!(Steps::record(ctx, step.name, step.start, step.finished));
-        let recorded = tokio::select! {
-            recorded = &mut recorded => recorded,
-            // Work that ends inside a step gave the step up (a run timeout, say).
-            done = &mut work => return (done, cancelled),
-        };
-        cancelled |= recorded
-            .as_ref()
-            .is_err_and(|error| error.code() == CANCELLED);
-        let _ = step.recorded.send(recorded);
+        match entry {
+            Entry::Step(step) => {
+                // The work goes on while its step records: the step waits for what it brings.
+                let mut recorded = pin!(Steps::record(ctx, step.name, step.start, step.finished));
+                let recorded = tokio::select! {
+                    recorded = &mut recorded => recorded,
+                    // Work that ends inside a step gave the step up (a run timeout, say).
+                    done = &mut work => return (done, cancelled),
+                };
+                cancelled |= recorded
+                    .as_ref()
+                    .is_err_and(|error| error.code() == CANCELLED);
+                let _ = step.recorded.send(recorded);
+            }
+            Entry::Promise(promise) => {
+                let mut resolved = pin!(ctx.promise::<Json<serde_json::Value>>(&promise.name));
+                let resolved = tokio::select! {
+                    resolved = &mut resolved => resolved.map(|Json(value)| value),
+                    done = &mut work => return (done, cancelled),
+                };
+                cancelled |= resolved
+                    .as_ref()
+                    .is_err_and(|error| error.code() == CANCELLED);
+                let _ = promise.resolved.send(resolved);
+            }
+        }
     }
 }

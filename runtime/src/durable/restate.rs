@@ -12,8 +12,10 @@ use neva::types::CallToolResponse;
 use restate_sdk::prelude::{Endpoint, HttpServer};
 use tokio::net::TcpListener;
 
+use super::sealed::{Carried, Sealed};
 use super::task_state::{OBJECT, Tasks};
 use super::workflow::{Call, Runs, SERVICE};
+use crate::store::Seal;
 
 tokio::task_local! {
     /// The `tools/call` this task answers, as it came: the invocation of a durable run carries it.
@@ -39,12 +41,24 @@ tokio::task_local! {
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Debug)]
 pub struct Restate {
     pub(super) ingress: Arc<Ingress>,
     endpoint: SocketAddr,
     advertised: Option<String>,
     pub(super) admin: Option<String>,
+    /// What each run's call is sealed with; `None` until set, a key of this process's own.
+    seal: Option<Arc<Seal>>,
+}
+
+impl std::fmt::Debug for Restate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Restate")
+            .field("ingress", &self.ingress.url)
+            .field("endpoint", &self.endpoint)
+            .field("advertised", &self.advertised)
+            .field("admin", &self.admin)
+            .finish_non_exhaustive()
+    }
 }
 
 /// restate-server's ingress, and the client that reaches it.
@@ -66,6 +80,7 @@ impl Restate {
             endpoint,
             advertised: None,
             admin: None,
+            seal: None,
         }
     }
 
@@ -86,6 +101,22 @@ impl Restate {
         self
     }
 
+    /// Seals each run's call, the caller's claims in it, with a key derived from `secret`, which
+    /// every replica must be given (at least 32 random bytes): a run one of them started then
+    /// goes on on any other, and after a restart. Without it, a key of this process's own: a
+    /// run cut by a crash cannot go on, since no other process opens its call.
+    pub fn secret(mut self, secret: impl AsRef<[u8]>) -> Self {
+        self.seal = Some(Arc::new(Seal::from_secret(secret.as_ref())));
+        self
+    }
+
+    /// What each run's call is sealed with.
+    pub(super) fn seal(&self) -> &Seal {
+        self.seal
+            .as_deref()
+            .expect("`Restate::serve` sets the seal")
+    }
+
     /// `app`, running its durable orchestrators on this Restate: serves the endpoint (the
     /// workflow `LadogaRun`, which calls the orchestrator in this process), registers it if
     /// told where ([`Self::admin`]), and makes the server's calls of a durable orchestrator
@@ -94,12 +125,22 @@ impl Restate {
     /// Fails if the endpoint's address cannot be bound.
     pub async fn serve(mut self, app: App) -> std::io::Result<App> {
         let listener = TcpListener::bind(self.endpoint).await?;
+        let seal = self.seal.get_or_insert_with(|| {
+            tracing::warn!(
+                target: "ladoga",
+                "durable runs are sealed with a key of this process's own: a run cut by a crash \
+                 cannot go on (`Restate::secret`)"
+            );
+            Arc::new(Seal::random())
+        });
+        let seal = seal.clone();
         self.endpoint = listener.local_addr()?;
         let (app, tools) = app.with_toolbox();
         let endpoint = Endpoint::builder()
             .bind(Runs {
                 tools: Arc::new(tools),
                 restate: self.ingress.clone(),
+                seal,
             })
             .bind(Tasks)
             .build();
@@ -115,8 +156,9 @@ impl Restate {
         let mut app = app.add_singleton(self).wrap_tools(remember);
         #[cfg(not(feature = "legacy-spec"))]
         {
-            use neva::types::task::commands::{CANCEL, GET};
+            use neva::types::task::commands::{CANCEL, GET, UPDATE};
             app.wrap_command(GET, super::tasks::get);
+            app.wrap_command(UPDATE, super::tasks::update);
             app.wrap_command(CANCEL, super::tasks::cancel);
         }
         Ok(app)
@@ -131,10 +173,9 @@ impl Restate {
 
     /// Runs `call` as the durable run `key`, and waits for its answer.
     pub(super) async fn run(&self, key: &str, call: &Call) -> Result<CallToolResponse, Error> {
-        let answer = self
-            .ingress
-            .post(&format!("{SERVICE}/{key}/run"), call)
-            .await?;
+        let sealed = Sealed::new(self.seal(), key, call).map_err(failure)?;
+        let path = format!("{SERVICE}/{key}/run");
+        let answer = self.ingress.post(&path, &sealed).await?;
         serde_json::from_value(answer).map_err(|error| {
             tracing::error!(target: "ladoga", %error, run = key, "a durable run's answer does not read");
             failure("the durable run's answer does not read")
@@ -219,7 +260,14 @@ pub(super) fn failure(what: impl Into<String>) -> Error {
 
 /// Keeps each `tools/call` as it came for the task answering it, for [`Restate::run`]; starts
 /// a durable orchestrator's call that asks for a task on Restate.
-async fn remember(ctx: MwContext, next: Next) -> neva::types::Response {
+async fn remember(mut ctx: MwContext, next: Next) -> neva::types::Response {
+    // A call made in a durable run is made with its caller's claims.
+    if let Some(claims) = super::entry::claims()
+        && let Some(request) = ctx.request_mut()
+        && request.claims.is_none()
+    {
+        request.claims = Some(claims);
+    }
     let Some(params) = ctx.request().and_then(|request| request.params.as_ref()) else {
         return next(ctx).await;
     };
@@ -228,6 +276,7 @@ async fn remember(ctx: MwContext, next: Next) -> neva::types::Response {
         tool: params["name"].as_str().unwrap_or_default().to_owned(),
         arguments: params["arguments"].as_object().cloned().unwrap_or_default(),
         task: false,
+        claims: ctx.claims().map(Carried::of),
     };
     #[cfg(not(feature = "legacy-spec"))]
     if let Some(task) = params.get("task")

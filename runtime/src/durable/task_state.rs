@@ -1,6 +1,6 @@
 //! What Restate keeps of a durable run's MCP task, beside the run: the object `LadogaTask`,
-//! keyed by the run's key, with when the task was made, the invocation it is and the run's last
-//! line.
+//! keyed by the run's key, with when the task was made, the invocation it is, the run's last
+//! line and the question it waits on.
 
 use chrono::{DateTime, Utc};
 use restate_sdk::prelude::*;
@@ -18,11 +18,22 @@ pub(super) struct Begun {
     pub(super) invocation: String,
 }
 
+/// The question a durable run waits on: the key its caller answers it under, the durable
+/// promise the answer resolves, and what it asks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Asking {
+    pub(super) key: String,
+    pub(super) promise: String,
+    pub(super) message: String,
+}
+
 /// What `tasks/get` is told of a durable task, besides its run's state.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub(super) struct Followed {
     pub(super) begun: Option<Begun>,
     pub(super) line: Option<String>,
+    #[serde(default)]
+    pub(super) asking: Option<Asking>,
 }
 
 /// The object `LadogaTask`, keyed by a durable run's key: what its task's `tasks/get` says.
@@ -44,6 +55,20 @@ impl Tasks {
         Ok(())
     }
 
+    /// The run waits on `asking`.
+    #[handler]
+    async fn ask(&self, ctx: ObjectContext<'_>, asking: Json<Asking>) -> Result<(), HandlerError> {
+        ctx.set("asking", asking);
+        Ok(())
+    }
+
+    /// The run has its answer.
+    #[handler]
+    async fn answered(&self, ctx: ObjectContext<'_>) -> Result<(), HandlerError> {
+        ctx.clear("asking");
+        Ok(())
+    }
+
     /// What is kept.
     #[handler]
     async fn get(&self, ctx: SharedObjectContext<'_>) -> Result<Json<Followed>, HandlerError> {
@@ -56,6 +81,10 @@ impl Tasks {
                 .get::<Json<String>>("line")
                 .await?
                 .map(|Json(line)| line),
+            asking: ctx
+                .get::<Json<Asking>>("asking")
+                .await?
+                .map(|Json(asking)| asking),
         }))
     }
 }

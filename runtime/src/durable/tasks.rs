@@ -7,13 +7,16 @@ use std::sync::Arc;
 
 use neva::error::{Error, ErrorCode};
 use neva::middleware::{MwContext, Next};
+use neva::types::elicitation::ElicitRequestParams;
+use neva::types::mrtr::InputRequest;
 use neva::types::{CreateTaskResult, DetailedTask, IntoResponse, Response, Task, TaskStatus};
 
 use super::Restate;
 use super::restate::{failure, unreachable};
+use super::sealed::Sealed;
 use super::task_state::{Begun, Followed, OBJECT};
 use super::workflow::Call;
-use super::workflow::SERVICE;
+use super::workflow::{Answer, SERVICE};
 
 /// How long neva keeps a task whose call asked for no `ttl`, in milliseconds; durable tasks
 /// say the same.
@@ -91,12 +94,9 @@ impl Restate {
     /// Starts the run of `call`, a task-augmented call, as a task: its key the task's id.
     pub(super) async fn start_task(&self, call: Call, ttl: Option<usize>) -> Result<Task, Error> {
         let key = uuid::Uuid::new_v4().to_string();
-        let started = self
-            .ingress_post(
-                &format!("{}/{key}/run/send", super::workflow::SERVICE),
-                &call,
-            )
-            .await?;
+        let sealed = Sealed::new(self.seal(), &key, &call).map_err(failure)?;
+        let path = format!("{SERVICE}/{key}/run/send");
+        let started = self.ingress_post(&path, &sealed).await?;
         let invocation = started["invocationId"]
             .as_str()
             .unwrap_or_default()
@@ -121,11 +121,7 @@ impl Restate {
         let Some(output) = output else {
             return Ok(None);
         };
-        let followed: Followed = serde_json::from_value(
-            self.ingress_post(&format!("{OBJECT}/{key}/get"), &())
-                .await?,
-        )
-        .unwrap_or_default();
+        let followed = self.followed(key).await?;
         let mut task = Task::new();
         task.id = key.to_owned();
         task.poll_interval = Some(POLL_INTERVAL_MS);
@@ -135,10 +131,19 @@ impl Restate {
         }
         let mut detailed = DetailedTask::from(task);
         match output {
-            Output::Working => {
-                detailed.task.status = TaskStatus::Working;
-                detailed.task.status_msg = followed.line;
-            }
+            Output::Working => match followed.asking {
+                // The question the run waits on, which `tasks/update` answers under its key.
+                Some(asking) => {
+                    detailed.task.status = TaskStatus::InputRequired;
+                    let params = ElicitRequestParams::form(asking.message).into();
+                    let request = InputRequest::Elicitation(params);
+                    detailed.input_requests = Some([(asking.key, request)].into());
+                }
+                None => {
+                    detailed.task.status = TaskStatus::Working;
+                    detailed.task.status_msg = followed.line;
+                }
+            },
             Output::Answered(result) => {
                 detailed.task.status = TaskStatus::Completed;
                 detailed.result = Some(result);
@@ -155,13 +160,37 @@ impl Restate {
         Ok(Some(detailed))
     }
 
+    /// Resolves the promise the durable task `key`'s run waits on with its answer among
+    /// `responses`, if they hold one; none when there is no such task.
+    async fn answer(&self, key: &str, responses: &serde_json::Value) -> Result<Option<()>, Error> {
+        let followed = self.followed(key).await?;
+        if followed.begun.is_none() {
+            return Ok(None);
+        }
+        if let Some(asking) = followed.asking
+            && let Some(response) = responses.get(&asking.key)
+        {
+            let answer = Answer {
+                promise: asking.promise,
+                response: response.clone(),
+            };
+            self.ingress_post(&format!("{SERVICE}/{key}/answer"), &answer)
+                .await?;
+        }
+        Ok(Some(()))
+    }
+
+    /// What is kept of the durable task `key` beside its run.
+    async fn followed(&self, key: &str) -> Result<Followed, Error> {
+        let followed = self
+            .ingress_post(&format!("{OBJECT}/{key}/get"), &())
+            .await?;
+        Ok(serde_json::from_value(followed).unwrap_or_default())
+    }
+
     /// Cancels the durable task `key`'s run; none when there is no such task.
     async fn cancel(&self, key: &str) -> Result<Option<()>, Error> {
-        let followed: Followed = serde_json::from_value(
-            self.ingress_post(&format!("{OBJECT}/{key}/get"), &())
-                .await?,
-        )
-        .unwrap_or_default();
+        let followed = self.followed(key).await?;
         let Some(begun) = followed.begun else {
             return Ok(None);
         };
@@ -212,6 +241,25 @@ pub(super) async fn cancel(ctx: MwContext, next: Next) -> Response {
         return next(ctx).await;
     };
     match restate.cancel(&key).await {
+        Ok(Some(())) => Response::empty(ctx.id()),
+        Ok(None) => next(ctx).await,
+        Err(error) => Response::error(ctx.id(), error),
+    }
+}
+
+/// A `tasks/update`: a durable task's answer to the question its run waits on, resolving the
+/// run's promise; an answer to no such question is ignored, as MCP says. Any other task's is
+/// neva's.
+pub(super) async fn update(ctx: MwContext, next: Next) -> Response {
+    let (Some(restate), Some(key)) = (ctx.resolve_shared::<Restate>().ok(), asked(&ctx)) else {
+        return next(ctx).await;
+    };
+    let responses = ctx
+        .request()
+        .and_then(|request| request.params.as_ref())
+        .map(|params| params["inputResponses"].clone())
+        .unwrap_or_default();
+    match restate.answer(&key, &responses).await {
         Ok(Some(())) => Response::empty(ctx.id()),
         Ok(None) => next(ctx).await,
         Err(error) => Response::error(ctx.id(), error),

@@ -9,8 +9,11 @@ use serde::{Deserialize, Serialize};
 use svir::{ToolCall, Toolbox};
 
 use super::Journal;
+use super::approval::Approver;
 use super::entry::Entry;
 use super::relay::{Relay, recording};
+use super::sealed::{Carried, Sealed};
+use crate::store::Seal;
 
 /// The name the workflow is registered under.
 pub(super) const SERVICE: &str = "LadogaRun";
@@ -23,6 +26,9 @@ pub(super) struct Call {
     pub(super) arguments: serde_json::Map<String, serde_json::Value>,
     #[serde(default)]
     pub(super) task: bool,
+    /// The caller's claims, which the run's tools are called with.
+    #[serde(default)]
+    pub(super) claims: Option<Carried>,
 }
 
 /// The workflow: the server's own tools, to call the run's orchestrator with, and its Restate,
@@ -30,6 +36,8 @@ pub(super) struct Call {
 pub(super) struct Runs {
     pub(super) tools: Arc<LocalTools>,
     pub(super) restate: Arc<super::restate::Ingress>,
+    /// What the calls are sealed with.
+    pub(super) seal: Arc<Seal>,
 }
 
 // A step may wait long (a model's answer, a sub-agent's call): a minute without one is not
@@ -41,16 +49,41 @@ impl Runs {
     async fn run(
         &self,
         ctx: WorkflowContext<'_>,
-        call: Json<Call>,
+        call: Json<Sealed>,
     ) -> Result<Json<serde_json::Value>, HandlerError> {
-        let Json(Call {
+        let Some(Call {
             tool,
             arguments,
             task,
-        }) = call;
+            claims,
+        }) = call.0.open(&self.seal, ctx.key())
+        else {
+            return Err(TerminalError::new(
+                "the run's call does not open: it was not started by a replica of this server, \
+                 or the replicas do not share the secret it is sealed with",
+            )
+            .into());
+        };
         let (relay, steps) = Relay::new();
-        let lines = task.then(|| self.restate.lines(ctx.key()));
-        let entry = Arc::new(Entry::new(Journal::on(Box::new(relay)), lines));
+        // A task's run tells its lines, and asks its caller through the task.
+        let (lines, approver) = match task {
+            true => (
+                Some(self.restate.lines(ctx.key())),
+                Some(Approver::new(
+                    relay.clone(),
+                    self.restate.clone(),
+                    ctx.key(),
+                )),
+            ),
+            false => (None, None),
+        };
+        let claims = claims.as_ref().and_then(Carried::claims);
+        let entry = Arc::new(Entry::new(
+            Journal::on(Box::new(relay)),
+            lines,
+            approver,
+            claims,
+        ));
         // The snapshot the call is made through: the tools the server has now.
         self.tools
             .refresh()
@@ -74,4 +107,23 @@ impl Runs {
             None => Err(TerminalError::new(called.content).into()),
         }
     }
+
+    /// The caller's answer to the run's question: resolves the promise it waits on.
+    #[handler]
+    async fn answer(
+        &self,
+        ctx: SharedWorkflowContext<'_>,
+        answer: Json<Answer>,
+    ) -> Result<(), HandlerError> {
+        let Json(Answer { promise, response }) = answer;
+        ctx.resolve_promise(&promise, Json(response));
+        Ok(())
+    }
+}
+
+/// The caller's answer to a durable run's question: the promise it resolves, and the answer.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct Answer {
+    pub(super) promise: String,
+    pub(super) response: serde_json::Value,
 }

@@ -22,9 +22,11 @@ const OUTCOME_UNKNOWN: &str = "the outcome of this call is unknown: the run was 
 pub(crate) struct Entered {
     #[cfg(feature = "restate")]
     journal: Option<crate::durable::Journal<'static>>,
-    /// What the run says of itself, when it is an MCP task.
+    /// What the run says of itself, and who answers its questions, when it is an MCP task.
     #[cfg(feature = "restate")]
     line: Option<std::sync::Arc<crate::observe::TaskLine>>,
+    #[cfg(feature = "restate")]
+    approver: Option<crate::durable::Approver>,
 }
 
 impl Entered {
@@ -32,7 +34,13 @@ impl Entered {
     /// the server's tools annotated read-only or idempotent.
     pub(crate) async fn take(durable: bool, ctx: &Context) -> Self {
         #[cfg(feature = "restate")]
-        if durable && let Some((journal, lines)) = crate::durable::entered() {
+        if durable
+            && let Some(crate::durable::Taken {
+                journal,
+                lines,
+                approver,
+            }) = crate::durable::entered()
+        {
             let tools = ctx.tools().list().await.into_iter();
             let safe = tools.filter(|tool| {
                 tool.annotations.as_ref().is_some_and(|hints| {
@@ -43,6 +51,7 @@ impl Entered {
                 journal: Some(journal.retry_safe(safe.map(|tool| tool.name))),
                 line: lines
                     .map(|lines| std::sync::Arc::new(crate::observe::TaskLine::durable(lines))),
+                approver,
             };
         }
         let _ = (durable, ctx);
@@ -51,7 +60,19 @@ impl Entered {
             journal: None,
             #[cfg(feature = "restate")]
             line: None,
+            #[cfg(feature = "restate")]
+            approver: None,
         }
+    }
+
+    /// Who answers the run's questions, when it is a durable run's task: its caller, through
+    /// durable promises; none otherwise.
+    pub(crate) fn approver(&self) -> Option<&dyn crate::approval::Approver> {
+        #[cfg(feature = "restate")]
+        if let Some(approver) = &self.approver {
+            return Some(approver);
+        }
+        None
     }
 }
 

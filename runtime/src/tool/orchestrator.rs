@@ -468,7 +468,11 @@ impl Orchestrator {
         let run = self
             .orchestration(ctx, model, &tools, &approver)
             .entered(&entered)
-            .asking(keeper.as_deref(), approvals, &approver)
+            .asking(
+                keeper.as_deref(),
+                approvals,
+                entered.approver().unwrap_or(&approver),
+            )
             .replying(self.asks(ctx), &approver)
             .in_session(lease.as_deref())
             .run(brief)
@@ -504,7 +508,11 @@ impl Orchestrator {
         let run = self
             .orchestration(ctx, model, &tools, &approver)
             .entered(&entered)
-            .asking(keeper.as_deref(), approvals, &approver)
+            .asking(
+                keeper.as_deref(),
+                approvals,
+                entered.approver().unwrap_or(&approver),
+            )
             .replying(self.asks(ctx), &approver)
             .in_session(lease.as_deref())
             .run_as(brief)
