@@ -402,3 +402,56 @@ async fn a_durable_tasks_approval_is_answered_through_the_replica_that_did_not_a
     );
     assert_eq!(script.requests().len(), 3);
 }
+
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn a_durable_task_goes_on_when_restate_server_restarts_in_the_middle_of_its_run() {
+    let mut restate = Restate::start().await;
+    let script = adding_then_answering(Duration::from_secs(3));
+    let model = script.serve().await.expect("the model's server");
+    let scratch = Scratch::new("durable-board-restate-restart");
+    let http = free_addr();
+    let _board = durable_board(http, free_addr(), &restate, &model.url(), &scratch.path).await;
+    restate.wait_for_service("LadogaRun").await;
+
+    let id = start_task(http, "").await;
+    for _ in 0..300 {
+        if script.requests().len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        script.requests().len(),
+        2,
+        "the second model request was made"
+    );
+    restate.kill();
+    // While restate-server is down, the task cannot be told: a clear error, not a hang.
+    let down = common::rounds::request(http, "", "tasks/get", json!({"taskId": id})).await;
+    assert!(
+        down["error"]["message"]
+            .as_str()
+            .is_some_and(|told| told.contains("restate-server")),
+        "{down}"
+    );
+    restate.start_again().await;
+
+    let seen = follow(http, &id, "").await;
+    let last = seen.last().expect("an end");
+    assert_eq!(last["status"], "completed", "{seen:?}");
+    assert_eq!(
+        last["result"]["content"][0]["text"], "Planned: tag v1.0 first.",
+        "{last}"
+    );
+    assert!(
+        script.requests().len() <= 3,
+        "the cut turn asked at most once more"
+    );
+    assert_eq!(
+        tasks(http).await.matches("Tag v1.0").count(),
+        1,
+        "add_task ran once"
+    );
+}
