@@ -2,13 +2,38 @@
 //! a journaled step of a Restate invocation, so that a run cut by a crash goes on where it was on
 //! a live replica, every step already taken returning its recorded result.
 //!
-//! Behind the `restate` feature. An orchestrator made [`durable`](crate::Orchestrator::durable)
-//! (`#[orchestrator(durable = true)]`) on a server set up with [`Restate::serve`] runs each
-//! call as an invocation of the Restate workflow `LadogaRun`, keyed by a new run id: the
-//! replica that took the call starts it at restate-server's ingress and waits for its answer;
-//! restate-server runs it on a replica's endpoint, which calls the orchestrator in its own
-//! process on the run's [`Journal`]. A [`Journal`] also serves a Restate workflow of one's own:
-//! [`Orchestration::journal`](crate::Orchestration::journal) runs the loop on it.
+//! Behind the `restate` feature. The deployment (restate-server, one URI in front of every
+//! replica's endpoint, the secret, Kubernetes) and the guarantees are in `docs/durable.md`.
+//!
+//! # A durable orchestrator
+//!
+//! ```no_run
+//! use ladoga::durable::Restate;
+//! use ladoga::orchestrator;
+//! use neva::App;
+//!
+//! #[orchestrator(descr = "Plans the week", durable = true, task_support = "optional")]
+//! async fn plan_week(focus: String) -> String {
+//!     format!("Plan my week around {focus}.")
+//! }
+//!
+//! # async fn run(app: App) -> std::io::Result<()> {
+//! let app = Restate::new("http://127.0.0.1:8080", "127.0.0.1:9080".parse().unwrap())
+//!     .admin("http://127.0.0.1:9070")
+//!     .secret(std::env::var("LADOGA_STATE_SECRET").unwrap_or_default())
+//!     .serve(app)
+//!     .await?;
+//! app.run().await;
+//! # Ok(())
+//! # }
+//! # fn main() {}
+//! ```
+//!
+//! Each call of `plan_week` is an invocation of the workflow `LadogaRun`, keyed by a new run id,
+//! its call sealed with the replicas' secret ([`Restate::secret`]), the caller's claims in it.
+//! The replica that took the call starts it at restate-server's ingress; restate-server runs it
+//! on a replica's endpoint, which calls `plan_week` in its own process, with those claims, on the
+//! run's [`Journal`]:
 //!
 //! - each model request is one step, named `model request N`: on replay its recorded answer (or
 //!   failure) comes back, and the model is not asked again;
@@ -20,12 +45,27 @@
 //!   [`Journal::retry_safe`]); every other call's result tells the model that its outcome is
 //!   unknown, and it is not made again.
 //!
-//! `tests/durable_journal.rs` kills a workflow's worker in the middle of such a run, and
-//! `tests/durable_board.rs` the board serving a durable `plan_week`.
+//! # As an MCP task
 //!
-//! What it does not do yet: MCP tasks answered from Restate, approvals as durable promises, and
-//! the caller's claims on another replica (neva 0.9 gives an in-process toolbox no claims but a
-//! live request's), so a durable orchestrator and the tools it calls must not require any.
+//! Called as a task (MCP 2026-07-28), the call answers at once with a task named by the run's
+//! key, and every replica answers `tasks/get` (the run's last line, the question it waits on,
+//! its result), `tasks/update` (an approval's answer, which resolves the durable promise the
+//! run waits on) and `tasks/cancel` (the invocation cancelled) from restate-server. Called
+//! without a task, the replica that took the call waits for the run's answer: if it dies, its
+//! caller's connection does, while the run goes on elsewhere. A task is the way to call it.
+//!
+//! # A workflow of one's own
+//!
+//! A [`Journal`] also serves a Restate workflow one writes:
+//! [`Orchestration::journal`](crate::Orchestration::journal) runs the loop on it.
+//!
+//! `tests/durable_journal.rs` kills such a workflow's worker in the middle of a run;
+//! `tests/durable_board.rs` and `tests/durable_replicas.rs` the board serving a durable
+//! `plan_week`, alone and behind nginx.
+//!
+//! Not yet: the tasks of durable runs under `legacy-spec` (they run as plain ones, in neva's
+//! task store), and tools gated by OAuth scopes (neva 0.9's in-process toolbox leaves a tool
+//! the caller's scopes open out of the run's own call).
 
 mod answer;
 mod approval;
