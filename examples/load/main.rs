@@ -4,6 +4,7 @@
 //! ```text
 //! load [--sessions 200] [--seconds 60] [--warmup 10] [--turns 3] [--calls 3] [--board PATH]
 //!      [--replicas 1 [--restart]] [--model-delay 0]
+//! load --durable 100 [--kill-every 10] [--spacing-ms 300] [--model-delay 1500]
 //! ```
 //!
 //! The sessions call for `--warmup` seconds first (connections, buffers and the allocator's
@@ -21,12 +22,22 @@
 //! 50 sessions, 2 s of warm-up, 1 turn of 1 call, model answers that take 1 s. It fails on any
 //! error, any wrong answer, any task added twice or a board that does not exit 0; memory is not
 //! watched, since the processes change.
+//!
+//! With `--durable N` (MCP 2026-07-28), N durable `plan_week` tasks through nginx to two boards
+//! sharing a real restate-server (`LADOGA_RESTATE` names `.peers/restate`, which `scripts/peers
+//! install` fills), one started every `--spacing-ms`, while a board is killed (`SIGKILL`) and
+//! started again every `--kill-every` seconds (`durable.rs`). It fails on any task that does not
+//! complete with its own answer, and any task on the board other than once.
 
 mod balancer;
+#[cfg(not(feature = "legacy-spec"))]
+mod durable;
 mod latency;
 mod memory;
 mod redis;
 mod replicas;
+#[cfg(not(feature = "legacy-spec"))]
+mod restate;
 mod sessions;
 
 use std::net::SocketAddr;
@@ -77,6 +88,16 @@ struct Cli {
     /// they share Redis, a SQLite board and their request-state secret.
     #[arg(long)]
     restart: bool,
+    /// Run this many durable tasks instead, through nginx to two boards on one restate-server,
+    /// a board killed and started again every `--kill-every` seconds.
+    #[arg(long, value_name = "TASKS")]
+    durable: Option<usize>,
+    /// With `--durable`: seconds between two kills.
+    #[arg(long, default_value_t = 10)]
+    kill_every: u64,
+    /// With `--durable`: milliseconds between two tasks' starts.
+    #[arg(long, default_value_t = 300)]
+    spacing_ms: u64,
 }
 
 /// The request-state secret the replicas share in the restart mode: 48 bytes.
@@ -100,6 +121,25 @@ async fn main() -> ExitCode {
 
 /// Runs the load and prints its report; `Ok(false)` when a target was missed.
 async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
+    if let Some(tasks) = cli.durable {
+        #[cfg(feature = "legacy-spec")]
+        return Err(format!(
+            "--durable {tasks} runs MCP 2026-07-28 tasks: build without legacy-spec"
+        )
+        .into());
+        #[cfg(not(feature = "legacy-spec"))]
+        return durable::run(&durable::Durable {
+            tasks,
+            board: match &cli.board {
+                Some(path) => path.clone(),
+                None => std::env::current_exe()?.with_file_name("board"),
+            },
+            kill_every: Duration::from_secs(cli.kill_every),
+            delay: Duration::from_millis(cli.model_delay.unwrap_or(1500)),
+            spacing: Duration::from_millis(cli.spacing_ms),
+        })
+        .await;
+    }
     if cli.restart && cli.replicas < 2 {
         return Err("--restart needs --replicas 2 or more: one replica would have no other to take its calls".into());
     }
