@@ -455,3 +455,100 @@ async fn a_durable_task_goes_on_when_restate_server_restarts_in_the_middle_of_it
         "add_task ran once"
     );
 }
+
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn a_call_that_may_not_run_twice_cut_by_the_kill_is_reported_unknown_never_repeated() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let restate = Restate::start().await;
+    // Another server's `deploy`, which says nothing of itself: neither read-only nor idempotent.
+    let deploys = Arc::new(AtomicUsize::new(0));
+    let counted = deploys.clone();
+    let mut app = neva::App::new();
+    app.map_tool("deploy", move || {
+        let counted = counted.clone();
+        async move {
+            counted.fetch_add(1, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            "deployed"
+        }
+    });
+    let remote = common::Server::start(app).await;
+    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::call("remote_deploy", json!({})),
+        _ => Reply::text("Checked before deploying again."),
+    });
+    let model = script.serve().await.expect("the model's server");
+    let scratch = Scratch::new("durable-board-unknown");
+    let (http, endpoint) = (free_addr(), free_addr());
+    let url = format!("http://{}/mcp", remote.addr);
+    let remote_args = ["--remote", url.as_str()];
+    let mut board = durable_board_with(
+        http,
+        endpoint,
+        &restate,
+        &model.url(),
+        &scratch.path,
+        &remote_args,
+    )
+    .await;
+    restate.wait_for_service("LadogaRun").await;
+
+    let id = start_task(http, "").await;
+    // A remote tool is approved first: through the task.
+    let mut key = None;
+    for _ in 0..300 {
+        let got = common::rounds::request(http, "", "tasks/get", json!({"taskId": id})).await;
+        if let Some(requests) = got["result"]["inputRequests"].as_object() {
+            key = requests.keys().next().cloned();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let key = key.expect("the task asks to approve remote_deploy");
+    let responses = json!({ key: {"action": "accept", "content": {}} });
+    let params = json!({"taskId": id, "inputResponses": responses});
+    common::rounds::request(http, "", "tasks/update", params).await;
+    for _ in 0..300 {
+        if deploys.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(deploys.load(Ordering::SeqCst), 1, "deploy was called");
+    board
+        .kill()
+        .await
+        .expect("the board is killed while deploy runs");
+
+    let _board = durable_board_with(
+        http,
+        endpoint,
+        &restate,
+        &model.url(),
+        &scratch.path,
+        &remote_args,
+    )
+    .await;
+    let seen = follow(http, &id, "").await;
+    let last = seen.last().expect("an end");
+    assert_eq!(last["status"], "completed", "{seen:?}");
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(
+        deploys.load(Ordering::SeqCst),
+        1,
+        "deploy, cut by the kill, is not made again"
+    );
+    let report = &last["result"]["content"][0]["_meta"][ladoga::REPORT_KEY];
+    assert_eq!(report["unknown"][0]["tool"], "remote_deploy", "{report}");
+    let requests = script.requests();
+    let told = requests.last().expect("the last request").tool_results();
+    assert!(
+        told.iter()
+            .any(|(_, result)| result.contains("the outcome of this call is unknown")),
+        "the model is told: {told:?}"
+    );
+}

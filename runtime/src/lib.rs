@@ -39,7 +39,7 @@ pub use crate::brief::IntoBrief;
 pub use crate::error::RunError;
 pub use crate::limits::{DEFAULT_OUTPUT_RETRIES, DEFAULT_TURNS, Limits, OnLimit};
 pub use crate::model::{CompletionModel, DEFAULT_RETRIES, Fallback, Model};
-pub use crate::outcome::{Outcome, Stop, TokenUsage};
+pub use crate::outcome::{Outcome, Stop, TokenUsage, UnknownCall};
 pub use crate::run::{Drain, Orchestration};
 pub use crate::session::Session;
 pub use crate::tool::{DEFAULT_DEPTH, Orchestrator};

@@ -46,6 +46,20 @@ pub struct Outcome {
     /// ([`Orchestration::context`](crate::Orchestration::context)), and how much that removed;
     /// all zero without a bound, or when it was never reached.
     pub compacted: crate::context::Compacted,
+    /// The calls a crash cut in a durable run, to tools that may not run twice: not made again,
+    /// and the model told their outcome is unknown (`restate` feature); empty otherwise.
+    pub unknown: Vec<UnknownCall>,
+}
+
+/// A call a crash cut in a durable run, to a tool that is neither read-only nor idempotent: it
+/// may have been made, and is not made again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UnknownCall {
+    /// The tool.
+    pub tool: String,
+    /// Its arguments, as the model wrote them.
+    pub arguments: String,
 }
 
 impl Outcome {

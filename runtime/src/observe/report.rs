@@ -26,7 +26,9 @@ use crate::outcome::{Outcome, Stop};
 /// `cancelled` and `unavailable`, `choices` absent for a free answer and `answer` for no answer
 /// ([`Outcome::inquiries`]), absent when none was; `session` is the id a later call passes to
 /// go on with the conversation ([`Outcome::session`]), absent without a session by id;
-/// `compacted` says how often the conversation was compacted and what that removed, `{"times":
+/// `unknown` lists the calls a crash cut in a durable run, to tools that may not run twice, not
+/// made again (`[{"tool": "add_task", "arguments": {…}}]`, [`Outcome::unknown`]), absent when
+/// none was; `compacted` says how often the conversation was compacted and what that removed, `{"times":
 /// 2, "cleared": 9, "summarized": 6, "summaries": 1, "removed_tokens": 23456}`
 /// ([`Outcome::compacted`]), absent when it never was.
 pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
@@ -61,6 +63,17 @@ impl Outcome {
         }
         if let Some(session) = &self.session {
             report["session"] = json!(session);
+        }
+        if !self.unknown.is_empty() {
+            report["unknown"] = self
+                .unknown
+                .iter()
+                .map(|call| {
+                    let arguments = serde_json::from_str(&call.arguments)
+                        .unwrap_or_else(|_| json!(call.arguments));
+                    json!({"tool": call.tool, "arguments": arguments})
+                })
+                .collect();
         }
         if !self.approvals.is_empty() {
             report["approvals"] = self

@@ -206,6 +206,7 @@ impl TaskLine {
     }
 
     /// The run waits for its caller's answer (`true`), or has it (`false`).
+    #[cfg_attr(not(feature = "restate"), allow(irrefutable_let_patterns))]
     pub(crate) fn asking(&self, asking: bool) {
         if let Self::Kept { tasks, id } = self {
             tasks.update(id, |followed| followed.asking = asking);
@@ -215,6 +216,7 @@ impl TaskLine {
 
 impl Drop for TaskLine {
     /// neva's answer from now on: the result, the error or the cancellation.
+    #[cfg_attr(not(feature = "restate"), allow(irrefutable_let_patterns))]
     fn drop(&mut self) {
         if let Self::Kept { tasks, id } = self {
             tasks.lock().remove(id.as_str());

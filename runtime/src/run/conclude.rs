@@ -58,6 +58,7 @@ where
                 first_token: self.first_token.get().copied(),
                 approvals: run.approvals,
                 inquiries: run.inquiries,
+                unknown: self.unknown_calls(),
                 compacted: self.window.so_far(),
             }),
         }
@@ -119,6 +120,7 @@ where
             first_token: self.first_token.get().copied(),
             approvals: Vec::new(),
             inquiries: Vec::new(),
+            unknown: self.unknown_calls(),
             compacted: self.window.so_far(),
             session: self.session.and_then(|lease| lease.id().map(str::to_owned)),
         }

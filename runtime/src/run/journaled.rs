@@ -144,10 +144,24 @@ where
             && !journal.is_retry_safe(&call.name)
         {
             tracing::warn!(target: "ladoga", tool = %call.name, "a call cut by a crash is not made again");
+            if let Ok(mut unknown) = self.unknown.lock() {
+                unknown.push(crate::outcome::UnknownCall {
+                    tool: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                });
+            }
             return Some(ToolResult::error(&call.id, OUTCOME_UNKNOWN));
         }
         let _ = (cut, call);
         None
+    }
+
+    /// The calls a crash cut, not made again, so far.
+    pub(super) fn unknown_calls(&self) -> Vec<crate::outcome::UnknownCall> {
+        self.unknown
+            .lock()
+            .map(|unknown| unknown.clone())
+            .unwrap_or_default()
     }
 
     /// A turn's `results`, recorded as one step of the run's journal.

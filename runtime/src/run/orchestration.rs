@@ -58,6 +58,8 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     pub(super) at_depth_bound: Option<usize>,
     /// How long the run's first model request took to its first piece.
     pub(super) first_token: OnceLock<Duration>,
+    /// The calls a crash cut, not made again (durable runs).
+    pub(super) unknown: std::sync::Mutex<Vec<crate::outcome::UnknownCall>>,
     /// Which calls need a person's approval, and who is asked.
     pub(super) gate: Gate<'a>,
     /// Keeps the run while its caller answers, and gives back a paused one.
@@ -100,6 +102,7 @@ where
             settings: Settings::default(),
             at_depth_bound: None,
             first_token: OnceLock::new(),
+            unknown: std::sync::Mutex::default(),
             gate: Gate::none(),
             keeper: None,
             drain: None,
