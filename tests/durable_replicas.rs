@@ -18,7 +18,7 @@ use std::time::Duration;
 use common::nginx::{Nginx, Routing};
 use common::restate::Restate;
 use common::scratch::Scratch;
-use common::{answer, board_at, connect, free_addr, peer, unsessioned};
+use common::{board_at, free_addr, peer, unsessioned};
 use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
@@ -49,29 +49,30 @@ impl Replica {
 }
 
 /// A durable board at `http`, serving its Restate endpoint at `endpoint`, advertised as nginx's
-/// `uri`, its log in `log`.
+/// `uri`, its log in `log`, with the other arguments `more`.
 async fn replica(
-    http: SocketAddr,
-    endpoint: SocketAddr,
+    (http, endpoint): (SocketAddr, SocketAddr),
     uri: &str,
     restate: &Restate,
     model_url: &str,
-    db: &Path,
-    log: PathBuf,
+    (db, log): (&Path, PathBuf),
+    more: &[&str],
 ) -> Replica {
     let (endpoint, db) = (endpoint.to_string(), db.display().to_string());
-    let args = [
+    let (ingress, admin) = (restate.ingress(), restate.admin());
+    let mut args = vec![
         "--restate-endpoint",
         &endpoint,
         "--restate-ingress",
-        &restate.ingress(),
+        &ingress,
         "--restate-admin",
-        &restate.admin(),
+        &admin,
         "--restate-advertise",
         uri,
         "--db",
         &db,
     ];
+    args.extend(more);
     let stderr = std::fs::File::create(&log).expect("a log file");
     let (board, http) = board_at(
         http,
@@ -84,6 +85,7 @@ async fn replica(
                 "LADOGA_STATE_SECRET",
                 "the replicas' secret, 32 bytes or more",
             ),
+            (common::auth::SECRET_VAR, common::auth::SECRET),
         ],
         stderr.into(),
     )
@@ -103,38 +105,81 @@ fn python_task(nginx: &Nginx, args: &[&str]) -> tokio::task::JoinHandle<Value> {
     })
 }
 
+/// Two durable boards behind nginx on one restate-server, sharing a SQLite board.
+struct Cluster {
+    restate: Restate,
+    nginx: Nginx,
+    replicas: Vec<Replica>,
+    _scratch: Scratch,
+}
+
+impl Cluster {
+    /// The boards, asking the model at `model_url`, with the other arguments `more`; once
+    /// restate-server knows their service.
+    async fn start(name: &str, model_url: &str, more: &[&str]) -> Self {
+        let restate = Restate::start().await;
+        let scratch = Scratch::new(name);
+        let https = [free_addr(), free_addr()];
+        let endpoints = [free_addr(), free_addr()];
+        // nginx is started first: restate-server discovers the deployment through it.
+        let nginx = Nginx::start_with_endpoints(&https, Routing::RoundRobin, &endpoints)
+            .await
+            .expect("nginx");
+        let uri = format!("http://{}", nginx.restate.expect("the endpoints' address"));
+        let mut replicas = Vec::new();
+        for addrs in https.into_iter().zip(endpoints) {
+            let log = scratch.sibling(&format!("{}.log", addrs.0.port()));
+            let files = (scratch.path.as_path(), log);
+            replicas.push(replica(addrs, &uri, &restate, model_url, files, more).await);
+        }
+        restate.wait_for_service("LadogaRun").await;
+        Self {
+            restate,
+            nginx,
+            replicas,
+            _scratch: scratch,
+        }
+    }
+
+    /// The board's tasks, as `list_tasks` says them to an admin.
+    async fn tasks(&self) -> String {
+        let params = json!({"name": "list_tasks", "arguments": {}});
+        let listed = common::rounds::request(
+            self.replicas[0].http,
+            &common::auth::admin("alice"),
+            "tools/call",
+            params,
+        )
+        .await;
+        listed["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+/// Waits, for at most 30 s, until `script` has been asked `count` times.
+async fn asked(script: &ScriptedModel, count: usize) {
+    for _ in 0..300 {
+        if script.requests().len() >= count {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the model was not asked {count} times in 30 s");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server, nginx and the Python SDK: run by scripts/test"]
 async fn the_replica_running_a_durable_task_killed_the_task_completes_on_the_other() {
-    let restate = Restate::start().await;
     let script = adding_then_answering();
     let model = script.serve().await.expect("the model's server");
-    let scratch = Scratch::new("durable-replicas");
-    let (one_http, other_http) = (free_addr(), free_addr());
-    let endpoints = [free_addr(), free_addr()];
-    // nginx is started first: restate-server discovers the deployment through it.
-    let nginx =
-        Nginx::start_with_endpoints(&[one_http, other_http], Routing::RoundRobin, &endpoints)
-            .await
-            .expect("nginx");
-    let uri = format!("http://{}", nginx.restate.expect("the endpoints' address"));
-    let mut replicas = Vec::new();
-    for (endpoint, http) in endpoints.into_iter().zip([one_http, other_http]) {
-        let log = scratch.sibling(&format!("{}.log", http.port()));
-        replicas.push(
-            replica(
-                http,
-                endpoint,
-                &uri,
-                &restate,
-                &model.url(),
-                &scratch.path,
-                log,
-            )
-            .await,
-        );
-    }
-    restate.wait_for_service("LadogaRun").await;
+    let Cluster {
+        restate: _restate,
+        nginx,
+        mut replicas,
+        _scratch,
+    } = Cluster::start("durable-replicas", &model.url(), &[]).await;
 
     let caller = python_task(&nginx, &["accept"]);
     for _ in 0..300 {
@@ -172,8 +217,8 @@ async fn the_replica_running_a_durable_task_killed_the_task_completes_on_the_oth
         3,
         "each model turn asked once, the cut one once more"
     );
-    let client = connect(replicas[0].http).await;
-    let listed = answer(
+    let client = common::connect(replicas[0].http).await;
+    let listed = common::answer(
         &client
             .tools()
             .call("list_tasks", ())
@@ -184,5 +229,74 @@ async fn the_replica_running_a_durable_task_killed_the_task_completes_on_the_oth
         listed.matches("Tag v1.0").count(),
         1,
         "add_task ran once: {listed}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server, nginx and the Python SDK: run by scripts/test"]
+async fn through_nginx_the_python_sdk_approves_a_durable_tasks_call_and_it_runs_once() {
+    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::call("add_task", json!({"title": "Tag v1.0"})),
+        1 => Reply::call("clear_board", json!({})).with_text("Now the board can go."),
+        _ => Reply::text("The board is clear."),
+    });
+    let model = script.serve().await.expect("the model's server");
+    // `--auth`: the Python client is Alice the admin, whose role opens `clear_board`.
+    let cluster = Cluster::start("durable-replicas-approval", &model.url(), &["--auth"]).await;
+
+    let line = python_task(&cluster.nginx, &["accept"])
+        .await
+        .expect("the caller");
+    assert_eq!(line["status"], "completed", "{line}");
+    let asked = line["asked"].as_array().expect("the questions");
+    assert_eq!(asked.len(), 1, "{line}");
+    assert!(
+        asked[0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("clear_board"),
+        "{line}"
+    );
+    assert!(
+        line["seen"]
+            .as_array()
+            .expect("seen")
+            .iter()
+            .any(|task| task["status"] == "input_required"),
+        "{line}"
+    );
+    assert_eq!(
+        line["report"]["approvals"][0]["decision"], "approved",
+        "{line}"
+    );
+    assert_eq!(script.requests().len(), 3, "each turn asked once");
+    assert!(
+        !cluster.tasks().await.contains("Tag v1.0"),
+        "clear_board ran"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server, nginx and the Python SDK: run by scripts/test"]
+async fn through_nginx_the_python_sdk_cancels_a_durable_task_and_its_run_stops() {
+    let script = adding_then_answering();
+    let model = script.serve().await.expect("the model's server");
+    let cluster = Cluster::start("durable-replicas-cancel", &model.url(), &[]).await;
+
+    // Cancelled while the model writes its second answer, 3 s long.
+    let caller = python_task(&cluster.nginx, &["cancel", "1500"]);
+    asked(&script, 2).await;
+    let line = caller.await.expect("the caller");
+    assert_eq!(line["status"], "cancelled", "{line}");
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(
+        script.requests().len(),
+        2,
+        "no model request after the cancel"
+    );
+    assert_eq!(
+        cluster.tasks().await.matches("Tag v1.0").count(),
+        1,
+        "add_task ran once"
     );
 }

@@ -5,7 +5,7 @@
 //! board [--http 127.0.0.1:PORT [--auth | --oauth ISSUER_URL [--resource URL]] [--redis URL]
 //!       | --stdio] [--model-url URL] [--model NAME] [--remote URL] [--db PATH] [--drain 30s]
 //!       [--admin 127.0.0.1:PORT]
-//!       [--restate-endpoint ADDR --restate-ingress URL [--restate-admin URL]]
+//!       [--restate-endpoint ADDR --restate-ingress URL [--restate-admin URL] [--restate-advertise URL]]
 //! ```
 //!
 //! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
