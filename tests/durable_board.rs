@@ -11,25 +11,12 @@ mod common;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use common::durable::{PLANNED, STATE_SECRET, adding_then_answering, asked};
 use common::restate::Restate;
 use common::scratch::Scratch;
 use common::{answer, board_at, connect, free_addr};
 use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::json;
-
-/// A model that adds one task, then answers, after `thinking`.
-fn adding_then_answering(thinking: Duration) -> ScriptedModel {
-    ScriptedModel::from_fn(move |seen| match seen.tool_results().len() {
-        0 => Reply::call("add_task", json!({"title": "Tag v1.0"})),
-        _ => Reply::text("Planned: tag v1.0 first.").after(thinking),
-    })
-}
-
-/// The secret the replicas seal their runs' calls with.
-const STATE_SECRET: (&str, &str) = (
-    "LADOGA_STATE_SECRET",
-    "the replicas' secret, 32 bytes or more",
-);
 
 /// A durable board: MCP at `http`, the Restate endpoint at `endpoint`, its tasks in `db`.
 async fn durable_board(
@@ -111,7 +98,7 @@ async fn a_durable_plan_week_answers_as_a_plain_one_with_its_run_on_restate() {
         .await
         .expect("tools/call");
     assert!(!result.is_error, "{result:?}");
-    assert_eq!(answer(&result), "Planned: tag v1.0 first.");
+    assert_eq!(answer(&result), PLANNED);
     let block = serde_json::to_value(&result.content[0]).expect("JSON");
     let report = &block["_meta"][ladoga::REPORT_KEY];
     assert_eq!(report["turns"], 2, "{report}");
@@ -142,17 +129,7 @@ async fn a_board_killed_while_the_model_answers_goes_on_from_the_journal_once_re
             .call("plan_week", [("focus", "the release")])
             .await
     });
-    for _ in 0..300 {
-        if script.requests().len() == 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(
-        script.requests().len(),
-        2,
-        "the second model request was made"
-    );
+    asked(&script, 2).await;
     board.kill().await.expect("the board is killed");
     let cut = call.await.expect("the caller's task");
     assert!(
@@ -169,7 +146,7 @@ async fn a_board_killed_while_the_model_answers_goes_on_from_the_journal_once_re
         .to_owned();
     let answered = restate.output("LadogaRun", &key).await;
     let text = answered["content"][0]["text"].as_str().unwrap_or_default();
-    assert_eq!(text, "Planned: tag v1.0 first.", "{answered}");
+    assert_eq!(text, PLANNED, "{answered}");
 
     assert_eq!(
         script.requests().len(),
@@ -263,10 +240,7 @@ async fn a_durable_task_started_on_one_replica_is_followed_on_another() {
     assert_eq!(last["status"], "completed", "{seen:?}");
     assert_eq!(last["taskId"], id.as_str());
     assert_eq!(last["ttlMs"], 60000, "{last}");
-    assert_eq!(
-        last["result"]["content"][0]["text"], "Planned: tag v1.0 first.",
-        "{last}"
-    );
+    assert_eq!(last["result"]["content"][0]["text"], PLANNED, "{last}");
     let report = &last["result"]["content"][0]["_meta"][ladoga::REPORT_KEY];
     assert_eq!(report["turns"], 2, "{last}");
     let lines: Vec<_> = seen
@@ -302,17 +276,7 @@ async fn a_durable_task_cancelled_through_another_replica_stops_its_run() {
     restate.wait_for_service("LadogaRun").await;
 
     let id = start_task(one, "").await;
-    for _ in 0..300 {
-        if script.requests().len() == 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(
-        script.requests().len(),
-        2,
-        "the second model request was made"
-    );
+    asked(&script, 2).await;
     let cancelled = common::rounds::request(other, "", "tasks/cancel", json!({"taskId": id})).await;
     assert!(cancelled["result"].is_object(), "{cancelled}");
     let seen = follow(other, &id, "").await;
@@ -416,17 +380,7 @@ async fn a_durable_task_goes_on_when_restate_server_restarts_in_the_middle_of_it
     restate.wait_for_service("LadogaRun").await;
 
     let id = start_task(http, "").await;
-    for _ in 0..300 {
-        if script.requests().len() == 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(
-        script.requests().len(),
-        2,
-        "the second model request was made"
-    );
+    asked(&script, 2).await;
     restate.kill();
     // While restate-server is down, the task cannot be told: a clear error, not a hang.
     let down = common::rounds::request(http, "", "tasks/get", json!({"taskId": id})).await;
@@ -441,10 +395,7 @@ async fn a_durable_task_goes_on_when_restate_server_restarts_in_the_middle_of_it
     let seen = follow(http, &id, "").await;
     let last = seen.last().expect("an end");
     assert_eq!(last["status"], "completed", "{seen:?}");
-    assert_eq!(
-        last["result"]["content"][0]["text"], "Planned: tag v1.0 first.",
-        "{last}"
-    );
+    assert_eq!(last["result"]["content"][0]["text"], PLANNED, "{last}");
     assert!(
         script.requests().len() <= 3,
         "the cut turn asked at most once more"
@@ -551,4 +502,41 @@ async fn a_call_that_may_not_run_twice_cut_by_the_kill_is_reported_unknown_never
             .any(|(_, result)| result.contains("the outcome of this call is unknown")),
         "the model is told: {told:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn a_durable_typed_review_answers_with_its_structured_content_through_restate() {
+    let restate = Restate::start().await;
+    let script = ScriptedModel::new([
+        Reply::call("list_tasks", json!({})),
+        Reply::text("The board is empty, so nothing is open."),
+        Reply::text(r#"{"summary": "Nothing is planned yet.", "open_tasks": []}"#),
+    ]);
+    let model = script.serve().await.expect("the model's server");
+    let scratch = Scratch::new("durable-board-typed");
+    let http = free_addr();
+    let _board = durable_board(http, free_addr(), &restate, &model.url(), &scratch.path).await;
+    restate.wait_for_service("LadogaRun").await;
+
+    let client = connect(http).await;
+    let result = client
+        .tools()
+        .call("review", [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(
+        result.struct_content,
+        Some(json!({"summary": "Nothing is planned yet.", "open_tasks": []}))
+    );
+    // The brief opened with the server's prompt and carried its resource, in the run's process.
+    let brief = script.requests()[0].first_user_text().unwrap_or_default();
+    assert!(brief.contains("the release"), "{brief}");
+    assert_eq!(
+        script.requests()[2].body()["response_format"]["json_schema"]["name"],
+        json!("Review")
+    );
+    let runs = restate.invocations("LadogaRun").await;
+    assert_eq!(runs.len(), 1, "the review ran on Restate: {runs:?}");
 }

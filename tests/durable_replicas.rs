@@ -15,20 +15,13 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use common::durable::{PLANNED, STATE_SECRET, adding_then_answering, asked};
 use common::nginx::{Nginx, Routing};
 use common::restate::Restate;
 use common::scratch::Scratch;
 use common::{board_at, free_addr, peer, unsessioned};
 use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::{Value, json};
-
-/// A model that adds one task, then answers after three seconds.
-fn adding_then_answering() -> ScriptedModel {
-    ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
-        0 => Reply::call("add_task", json!({"title": "Tag v1.0"})),
-        _ => Reply::text("Planned: tag v1.0 first.").after(Duration::from_secs(3)),
-    })
-}
 
 /// One replica: its MCP address, the board process, and its log.
 struct Replica {
@@ -81,10 +74,7 @@ async fn replica(
         &args,
         &[
             ("RUST_LOG", "ladoga=debug"),
-            (
-                "LADOGA_STATE_SECRET",
-                "the replicas' secret, 32 bytes or more",
-            ),
+            STATE_SECRET,
             (common::auth::SECRET_VAR, common::auth::SECRET),
         ],
         stderr.into(),
@@ -158,21 +148,10 @@ impl Cluster {
     }
 }
 
-/// Waits, for at most 30 s, until `script` has been asked `count` times.
-async fn asked(script: &ScriptedModel, count: usize) {
-    for _ in 0..300 {
-        if script.requests().len() >= count {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the model was not asked {count} times in 30 s");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server, nginx and the Python SDK: run by scripts/test"]
 async fn the_replica_running_a_durable_task_killed_the_task_completes_on_the_other() {
-    let script = adding_then_answering();
+    let script = adding_then_answering(Duration::from_secs(3));
     let model = script.serve().await.expect("the model's server");
     let Cluster {
         restate: _restate,
@@ -182,17 +161,7 @@ async fn the_replica_running_a_durable_task_killed_the_task_completes_on_the_oth
     } = Cluster::start("durable-replicas", &model.url(), &[]).await;
 
     let caller = python_task(&nginx, &["accept"]);
-    for _ in 0..300 {
-        if script.requests().len() == 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(
-        script.requests().len(),
-        2,
-        "the second model request was made"
-    );
+    asked(&script, 2).await;
     // Before the kill, only the replica running the run has `add_task`'s answer.
     let running = replicas.iter().position(|replica| replica.ran("add_task"));
     let running = running.expect("a replica ran add_task");
@@ -202,7 +171,7 @@ async fn the_replica_running_a_durable_task_killed_the_task_completes_on_the_oth
     let line = caller.await.expect("the caller");
     assert_eq!(line["status"], "completed", "{line}");
     let text = line["text"].as_str().unwrap_or_default();
-    assert_eq!(unsessioned(text), "Planned: tag v1.0 first.", "{line}");
+    assert_eq!(unsessioned(text), PLANNED, "{line}");
     assert_eq!(line["report"]["turns"], 2, "{line}");
     assert!(
         line["seen"]
@@ -279,7 +248,7 @@ async fn through_nginx_the_python_sdk_approves_a_durable_tasks_call_and_it_runs_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server, nginx and the Python SDK: run by scripts/test"]
 async fn through_nginx_the_python_sdk_cancels_a_durable_task_and_its_run_stops() {
-    let script = adding_then_answering();
+    let script = adding_then_answering(Duration::from_secs(3));
     let model = script.serve().await.expect("the model's server");
     let cluster = Cluster::start("durable-replicas-cancel", &model.url(), &[]).await;
 

@@ -121,6 +121,7 @@ pub struct Review {
     prompt = "review_board",
     attach = ["board://tasks"],
     output = Review,
+    durable = true,
     turns = 4,
     tools = ["list_tasks"],
     annotations = r#"{"readOnlyHint": true}"#

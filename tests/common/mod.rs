@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod auth;
+pub mod durable;
 pub mod exe;
 pub mod issuer;
 pub mod nginx;
