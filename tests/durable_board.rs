@@ -221,18 +221,46 @@ async fn follow(addr: SocketAddr, id: &str, token: &str) -> Vec<serde_json::Valu
     panic!("the task {id} did not end in 60 s: {seen:?}");
 }
 
+/// Two durable boards on one restate-server, sharing a SQLite board, with the other arguments
+/// `more`: the replicas a task is started on and followed through.
+#[cfg(not(feature = "legacy-spec"))]
+struct Pair {
+    one: SocketAddr,
+    other: SocketAddr,
+    _boards: [tokio::process::Child; 2],
+    _scratch: Scratch,
+    _restate: Restate,
+}
+
+#[cfg(not(feature = "legacy-spec"))]
+impl Pair {
+    /// Both boards, asking the model at `model_url`, once restate-server knows their service.
+    async fn start(name: &str, model_url: &str, more: &[&str]) -> Self {
+        let restate = Restate::start().await;
+        let scratch = Scratch::new(name);
+        let (one, other) = (free_addr(), free_addr());
+        let db = &scratch.path;
+        let first = durable_board_with(one, free_addr(), &restate, model_url, db, more).await;
+        let second = durable_board_with(other, free_addr(), &restate, model_url, db, more).await;
+        restate.wait_for_service("LadogaRun").await;
+        Self {
+            one,
+            other,
+            _boards: [first, second],
+            _scratch: scratch,
+            _restate: restate,
+        }
+    }
+}
+
 #[cfg(not(feature = "legacy-spec"))]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_durable_task_started_on_one_replica_is_followed_on_another() {
-    let restate = Restate::start().await;
     let script = adding_then_answering(Duration::from_secs(2));
     let model = script.serve().await.expect("the model's server");
-    let scratch = Scratch::new("durable-board-task");
-    let (one, other) = (free_addr(), free_addr());
-    let _one = durable_board(one, free_addr(), &restate, &model.url(), &scratch.path).await;
-    let _other = durable_board(other, free_addr(), &restate, &model.url(), &scratch.path).await;
-    restate.wait_for_service("LadogaRun").await;
+    let pair = Pair::start("durable-board-task", &model.url(), &[]).await;
+    let (one, other) = (pair.one, pair.other);
 
     let id = start_task(one, "").await;
     let seen = follow(other, &id, "").await;
@@ -266,14 +294,10 @@ async fn a_durable_task_started_on_one_replica_is_followed_on_another() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_durable_task_cancelled_through_another_replica_stops_its_run() {
-    let restate = Restate::start().await;
     let script = adding_then_answering(Duration::from_secs(3));
     let model = script.serve().await.expect("the model's server");
-    let scratch = Scratch::new("durable-board-cancel");
-    let (one, other) = (free_addr(), free_addr());
-    let _one = durable_board(one, free_addr(), &restate, &model.url(), &scratch.path).await;
-    let _other = durable_board(other, free_addr(), &restate, &model.url(), &scratch.path).await;
-    restate.wait_for_service("LadogaRun").await;
+    let pair = Pair::start("durable-board-cancel", &model.url(), &[]).await;
+    let (one, other) = (pair.one, pair.other);
 
     let id = start_task(one, "").await;
     asked(&script, 2).await;
@@ -298,20 +322,15 @@ async fn a_durable_task_cancelled_through_another_replica_stops_its_run() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_durable_tasks_approval_is_answered_through_the_replica_that_did_not_ask() {
-    let restate = Restate::start().await;
     let script = ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
         0 => Reply::call("add_task", json!({"title": "Tag v1.0"})),
         1 => Reply::call("clear_board", json!({})).with_text("Now the board can go."),
         _ => Reply::text("The board is clear."),
     });
     let model = script.serve().await.expect("the model's server");
-    let scratch = Scratch::new("durable-board-approval");
-    let (one, other) = (free_addr(), free_addr());
     // Behind `--auth`, as an admin: `clear_board` is offered to the run with the caller's role.
-    let (url, db) = (model.url(), &scratch.path);
-    let _one = durable_board_with(one, free_addr(), &restate, &url, db, &["--auth"]).await;
-    let _other = durable_board_with(other, free_addr(), &restate, &url, db, &["--auth"]).await;
-    restate.wait_for_service("LadogaRun").await;
+    let pair = Pair::start("durable-board-approval", &model.url(), &["--auth"]).await;
+    let (one, other) = (pair.one, pair.other);
     let admin = common::auth::admin("alice");
 
     let id = start_task(one, &admin).await;
