@@ -44,9 +44,10 @@ pub(crate) async fn answer(
 fn not_durable() {
     static TOLD: std::sync::Once = std::sync::Once::new();
     TOLD.call_once(|| {
-        // A root event: not a line of the call's, which its caller would be sent.
-        tracing::warn!(
-            target: "ladoga",
+        // A root event of its own target: not one of the call's lines, which a server may send
+        // its caller.
+        tracing::info!(
+            target: "ladoga::durable",
             parent: None,
             "a durable orchestrator ran as a plain one: the server has no Restate \
              (`ladoga::durable::Restate::serve`), or the call was a task neva keeps"

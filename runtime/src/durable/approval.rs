@@ -48,17 +48,17 @@ impl crate::approval::Approver for Approver {
             let task = |what: &str| format!("{OBJECT}/{}/{what}", self.key);
             // Told before the wait, and again on a replay: the question is the same.
             if let Err(error) = self.ingress.post(&task("ask"), &asking).await {
-                tracing::warn!(target: "ladoga", %error, "a durable run's question was not told");
+                tracing::warn!(target: "ladoga::durable", %error, "a durable run's question was not told");
                 return Asked::Answered(Decision::Unavailable);
             }
             let answer = self.relay.promise(asking.promise).await;
             if let Err(error) = self.ingress.post(&task("answered"), &()).await {
-                tracing::debug!(target: "ladoga", %error, "a durable run's answer was not told");
+                tracing::debug!(target: "ladoga::durable", %error, "a durable run's answer was not told");
             }
             match answer {
                 Ok(answer) => Asked::Answered(decision(&answer)),
                 Err(error) => {
-                    tracing::warn!(target: "ladoga", %error, tool = %question.tool, "a durable run's question got no answer");
+                    tracing::warn!(target: "ladoga::durable", %error, tool = %question.tool, "a durable run's question got no answer");
                     Asked::Answered(Decision::Unavailable)
                 }
             }

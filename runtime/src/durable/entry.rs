@@ -1,11 +1,10 @@
 //! The call a durable run's workflow makes of its orchestrator, in this process: the journal
 //! the run records in, handed to the orchestrator's handler, and its answer handed back.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use neva::auth::Claims;
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use neva::types::CallToolResponse;
 
 use super::Journal;
@@ -14,7 +13,7 @@ use super::restate::Lines;
 
 tokio::task_local! {
     /// The durable run this task's tool call is the workflow's entry into, if it is one.
-    static ENTRY: std::sync::Arc<Entry>;
+    static ENTRY: Arc<Entry>;
 }
 
 /// A durable run's entry into its orchestrator: the journal, taken once by the run, and the
@@ -51,7 +50,7 @@ impl Entry {
     }
 
     /// Runs `call` as this entry: the orchestrator it reaches runs on the journal.
-    pub(super) async fn scope<T>(self: std::sync::Arc<Self>, call: impl Future<Output = T>) -> T {
+    pub(super) async fn scope<T>(self: Arc<Self>, call: impl Future<Output = T>) -> T {
         ENTRY.scope(self, call).await
     }
 
@@ -64,7 +63,7 @@ impl Entry {
 /// What a tool call is to durable runs.
 pub(super) enum Called {
     /// The entry of a durable run: the run's own call of its orchestrator.
-    Entry(std::sync::Arc<Entry>),
+    Entry(Arc<Entry>),
     /// A call made inside a durable run, by its model: it runs as any call does.
     Inside,
     /// A call from outside: an MCP caller's.
@@ -73,7 +72,7 @@ pub(super) enum Called {
 
 /// What this task's call is, claiming the entry for the orchestrator that asks first.
 pub(super) fn called() -> Called {
-    match ENTRY.try_with(std::sync::Arc::clone) {
+    match ENTRY.try_with(Arc::clone) {
         Ok(entry) if !entry.claimed.swap(true, Ordering::AcqRel) => Called::Entry(entry),
         Ok(_) => Called::Inside,
         Err(_) => Called::Outside,
@@ -97,7 +96,7 @@ pub(crate) struct Taken {
 /// The journal of the durable run this task's call is the entry of, where its lines go and who
 /// answers its questions, once.
 pub(crate) fn journal() -> Option<Taken> {
-    let entry = ENTRY.try_with(std::sync::Arc::clone).ok()?;
+    let entry = ENTRY.try_with(Arc::clone).ok()?;
     let journal = entry.journal.lock().ok()?.take()?;
     let approver = entry.approver.lock().ok()?.take();
     Some(Taken {

@@ -2,7 +2,9 @@
 //! a journaled step of a Restate invocation, so that a run cut by a crash goes on where it was on
 //! a live replica, every step already taken returning its recorded result.
 //!
-//! Behind the `restate` feature. The deployment (restate-server, one URI in front of every
+//! Behind the `restate` feature. Its log lines have the target `ladoga::durable`, apart from the
+//! runs' own (`ladoga`), so that what restate-server said is logged without reaching a caller
+//! that is sent a run's lines. The deployment (restate-server, one URI in front of every
 //! replica's endpoint, the secret, Kubernetes) and the guarantees are in `docs/durable.md`.
 //!
 //! # A durable orchestrator

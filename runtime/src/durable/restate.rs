@@ -127,7 +127,7 @@ impl Restate {
         let listener = TcpListener::bind(self.endpoint).await?;
         let seal = self.seal.get_or_insert_with(|| {
             tracing::warn!(
-                target: "ladoga",
+                target: "ladoga::durable",
                 "durable runs are sealed with a key of this process's own: a run cut by a crash \
                  cannot go on (`Restate::secret`)"
             );
@@ -177,7 +177,7 @@ impl Restate {
         let path = format!("{SERVICE}/{key}/run");
         let answer = self.ingress.post(&path, &sealed).await?;
         serde_json::from_value(answer).map_err(|error| {
-            tracing::error!(target: "ladoga", %error, run = key, "a durable run's answer does not read");
+            tracing::error!(target: "ladoga::durable", %error, run = key, "a durable run's answer does not read");
             failure("the durable run's answer does not read")
         })
     }
@@ -207,14 +207,14 @@ impl Ingress {
         let bytes = answer.bytes().await.map_err(unreachable)?;
         if !status.is_success() {
             let told = String::from_utf8_lossy(&bytes);
-            tracing::error!(target: "ladoga", %status, %path, %told, "restate-server refused");
+            tracing::error!(target: "ladoga::durable", %status, %path, %told, "restate-server refused");
             return Err(failure(format!("the durable run failed ({status})")));
         }
         if bytes.is_empty() {
             return Ok(serde_json::Value::Null);
         }
         serde_json::from_slice(&bytes).map_err(|error| {
-            tracing::error!(target: "ladoga", %error, %path, "restate-server's answer does not read");
+            tracing::error!(target: "ladoga::durable", %error, %path, "restate-server's answer does not read");
             failure("restate-server's answer does not read")
         })
     }
@@ -226,7 +226,7 @@ impl Ingress {
         tokio::spawn(async move {
             while let Some(line) = lines.recv().await {
                 if let Err(error) = ingress.post(&path, &line).await {
-                    tracing::debug!(target: "ladoga", %error, "a durable task's line was not told");
+                    tracing::debug!(target: "ladoga::durable", %error, "a durable task's line was not told");
                 }
             }
         });
@@ -249,7 +249,7 @@ impl Lines {
 
 /// The tool error of a restate-server that did not answer (the reason is logged).
 pub(super) fn unreachable(error: reqwest::Error) -> Error {
-    tracing::error!(target: "ladoga", %error, "restate-server did not answer");
+    tracing::error!(target: "ladoga::durable", %error, "restate-server did not answer");
     failure("the durable run failed: restate-server did not answer")
 }
 
@@ -304,7 +304,7 @@ async fn register(client: reqwest::Client, admin: String, uri: String) {
             .await;
         match sent {
             Ok(answer) if answer.status().is_success() => {
-                tracing::info!(target: "ladoga", %uri, "the Restate deployment is registered");
+                tracing::info!(target: "ladoga::durable", %uri, "the Restate deployment is registered");
                 return;
             }
             Ok(answer) => {
@@ -318,5 +318,5 @@ async fn register(client: reqwest::Client, admin: String, uri: String) {
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    tracing::error!(target: "ladoga", %uri, %last, "the Restate deployment could not be registered");
+    tracing::error!(target: "ladoga::durable", %uri, %last, "the Restate deployment could not be registered");
 }

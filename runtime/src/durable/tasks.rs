@@ -83,7 +83,7 @@ impl Restate {
             true => Ok(()),
             false => {
                 let status = answer.status();
-                tracing::error!(target: "ladoga", %status, invocation = id, "a durable run was not cancelled");
+                tracing::error!(target: "ladoga::durable", %status, invocation = id, "a durable run was not cancelled");
                 Err(failure(format!(
                     "the durable run could not be cancelled ({status})"
                 )))
