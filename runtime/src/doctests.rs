@@ -18,3 +18,8 @@ mod replicas {}
 /// The operator's page.
 #[doc = include_str!("../../docs/operating.md")]
 mod operating {}
+
+/// Durable runs on Restate.
+#[cfg(feature = "restate")]
+#[doc = include_str!("../../docs/durable.md")]
+mod durable {}
