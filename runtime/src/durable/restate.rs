@@ -139,7 +139,7 @@ impl Restate {
         let endpoint = Endpoint::builder()
             .bind(Runs {
                 tools: Arc::new(tools),
-                restate: self.ingress.clone(),
+                ingress: self.ingress.clone(),
                 seal,
             })
             .bind(Tasks)

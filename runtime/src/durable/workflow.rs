@@ -31,11 +31,11 @@ pub(super) struct Call {
     pub(super) claims: Option<Carried>,
 }
 
-/// The workflow: the server's own tools, to call the run's orchestrator with, and its Restate,
-/// which a task's lines are told to.
+/// The workflow: the server's own tools, to call the run's orchestrator with, and
+/// restate-server's ingress, which a task's lines and questions are told to.
 pub(super) struct Runs {
     pub(super) tools: Arc<LocalTools>,
-    pub(super) restate: Arc<super::restate::Ingress>,
+    pub(super) ingress: Arc<super::restate::Ingress>,
     /// What the calls are sealed with.
     pub(super) seal: Arc<Seal>,
 }
@@ -68,10 +68,10 @@ impl Runs {
         // A task's run tells its lines, and asks its caller through the task.
         let (lines, approver) = match task {
             true => (
-                Some(self.restate.lines(ctx.key())),
+                Some(self.ingress.lines(ctx.key())),
                 Some(Approver::new(
                     relay.clone(),
-                    self.restate.clone(),
+                    self.ingress.clone(),
                     ctx.key(),
                 )),
             ),
