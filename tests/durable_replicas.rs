@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::durable::{PLANNED, STATE_SECRET, adding_then_answering, asked};
+use common::durable::{PLANNED, STATE_SECRET, adding_then_answering, adding_then_clearing, asked};
 use common::nginx::{Nginx, Routing};
 use common::restate::Restate;
 use common::scratch::Scratch;
@@ -204,11 +204,7 @@ async fn the_replica_running_a_durable_task_killed_the_task_completes_on_the_oth
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server, nginx and the Python SDK: run by scripts/test"]
 async fn through_nginx_the_python_sdk_approves_a_durable_tasks_call_and_it_runs_once() {
-    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
-        0 => Reply::call("add_task", json!({"title": "Tag v1.0"})),
-        1 => Reply::call("clear_board", json!({})).with_text("Now the board can go."),
-        _ => Reply::text("The board is clear."),
-    });
+    let script = adding_then_clearing();
     let model = script.serve().await.expect("the model's server");
     // `--auth`: the Python client is Alice the admin, whose role opens `clear_board`.
     let cluster = Cluster::start("durable-replicas-approval", &model.url(), &["--auth"]).await;

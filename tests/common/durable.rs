@@ -23,6 +23,15 @@ pub fn adding_then_answering(thinking: Duration) -> ScriptedModel {
     })
 }
 
+/// A model that adds a task, asks to clear the board, then answers that it is clear.
+pub fn adding_then_clearing() -> ScriptedModel {
+    ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::call("add_task", json!({"title": "Tag v1.0"})),
+        1 => Reply::call("clear_board", json!({})).with_text("Now the board can go."),
+        _ => Reply::text("The board is clear."),
+    })
+}
+
 /// Waits, for at most 30 s, until `script` has been asked `count` times.
 pub async fn asked(script: &ScriptedModel, count: usize) {
     for _ in 0..300 {

@@ -258,8 +258,9 @@ pub(super) fn failure(what: impl Into<String>) -> Error {
     Error::new(ErrorCode::InternalError, what.into())
 }
 
-/// Keeps each `tools/call` as it came for the task answering it, for [`Restate::run`]; starts
-/// a durable orchestrator's call that asks for a task on Restate.
+/// Keeps a durable orchestrator's `tools/call` as it came for the task answering it, for
+/// [`Restate::run`], or starts it on Restate when it asks for a task; gives a call made in a
+/// durable run its caller's claims.
 async fn remember(mut ctx: MwContext, next: Next) -> neva::types::Response {
     // A call made in a durable run is made with its caller's claims.
     if let Some(claims) = super::entry::claims()
@@ -268,19 +269,23 @@ async fn remember(mut ctx: MwContext, next: Next) -> neva::types::Response {
     {
         request.claims = Some(claims);
     }
+    // Only a durable orchestrator's call is kept: every other goes on as it came.
     let Some(params) = ctx.request().and_then(|request| request.params.as_ref()) else {
         return next(ctx).await;
     };
+    let tool = params["name"].as_str().unwrap_or_default();
+    if !crate::__private::is_durable(tool) {
+        return next(ctx).await;
+    }
     #[cfg_attr(feature = "legacy-spec", allow(unused_mut))]
     let mut call = Call {
-        tool: params["name"].as_str().unwrap_or_default().to_owned(),
+        tool: tool.to_owned(),
         arguments: params["arguments"].as_object().cloned().unwrap_or_default(),
         task: false,
         claims: ctx.claims().map(Carried::of),
     };
     #[cfg(not(feature = "legacy-spec"))]
     if let Some(task) = params.get("task")
-        && crate::__private::is_durable(&call.tool)
         && let Ok(restate) = ctx.resolve_shared::<Restate>()
     {
         let ttl = task["ttl"]
