@@ -11,7 +11,7 @@ mod common;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::durable::{PLANNED, STATE_SECRET, adding_then_answering, adding_then_clearing, asked};
+use common::durable::{PLANNED, STATE_SECRET, adding_then_answering, asked};
 use common::restate::Restate;
 use common::scratch::Scratch;
 use common::{answer, board_at, connect, free_addr};
@@ -322,7 +322,7 @@ async fn a_durable_task_cancelled_through_another_replica_stops_its_run() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_durable_tasks_approval_is_answered_through_the_replica_that_did_not_ask() {
-    let script = adding_then_clearing();
+    let script = common::durable::adding_then_clearing();
     let model = script.serve().await.expect("the model's server");
     // Behind `--auth`, as an admin: `clear_board` is offered to the run with the caller's role.
     let pair = Pair::start("durable-board-approval", &model.url(), &["--auth"]).await;
