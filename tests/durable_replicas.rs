@@ -20,7 +20,6 @@ use common::nginx::{Nginx, Routing};
 use common::restate::Restate;
 use common::scratch::Scratch;
 use common::{board_at, free_addr, peer, unsessioned};
-use ladoga::testing::ScriptedModel;
 use serde_json::{Value, json};
 
 /// One replica: its MCP address, the board process, and its log.
