@@ -164,14 +164,9 @@ struct Cli {
     /// restate-server runs each `plan_week` on (`ladoga::durable`). A replica killed in the
     /// middle of a run leaves it to another: nothing already asked or called is again. Needs
     /// `--restate-ingress`, and the secret each run's call is sealed with, the same on every
-    /// replica: `LADOGA_STATE_SECRET` (or `LADOGA_STATE_SECRET_FILE`). With `--auth`, the run's
-    /// tools are called with the caller's roles. Not with `--oauth`.
-    #[arg(
-        long,
-        value_name = "ADDR",
-        requires = "restate_ingress",
-        conflicts_with = "oauth"
-    )]
+    /// replica: `LADOGA_STATE_SECRET` (or `LADOGA_STATE_SECRET_FILE`). With `--auth` or
+    /// `--oauth`, the run's tools are called with the caller's roles or scopes.
+    #[arg(long, value_name = "ADDR", requires = "restate_ingress")]
     restate_endpoint: Option<std::net::SocketAddr>,
     /// restate-server's ingress (`http://HOST:PORT`), where each durable `plan_week` starts.
     #[arg(long, value_name = "URL", requires = "restate_endpoint")]

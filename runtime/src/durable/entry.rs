@@ -19,6 +19,10 @@ tokio::task_local! {
 /// A durable run's entry into its orchestrator: the journal, taken once by the run, and the
 /// answer its handler gave.
 pub(super) struct Entry {
+    /// The run's orchestrator, which the workflow's call through the door is made of.
+    tool: String,
+    /// Whether the workflow's call came through the door: once, for the run's own call.
+    entered: AtomicBool,
     journal: Mutex<Option<Journal<'static>>>,
     /// Where the run's lines go, and who answers its questions, when it is an MCP task.
     lines: Option<Lines>,
@@ -34,12 +38,15 @@ pub(super) struct Entry {
 impl Entry {
     /// An entry recording in `journal`.
     pub(super) fn new(
+        tool: String,
         journal: Journal<'static>,
         lines: Option<Lines>,
         approver: Option<Approver>,
         claims: Option<Arc<dyn Claims>>,
     ) -> Self {
         Self {
+            tool,
+            entered: AtomicBool::new(false),
             journal: Mutex::new(Some(journal)),
             lines,
             approver: Mutex::new(approver),
@@ -77,6 +84,15 @@ pub(super) fn called() -> Called {
         Ok(_) => Called::Inside,
         Err(_) => Called::Outside,
     }
+}
+
+/// The orchestrator the workflow's call through the door is made of, once: the run's own call.
+/// Any other call of the door, inside the run or not, is none.
+pub(super) fn entering() -> Option<String> {
+    ENTRY
+        .try_with(|entry| (!entry.entered.swap(true, Ordering::AcqRel)).then(|| entry.tool.clone()))
+        .ok()
+        .flatten()
 }
 
 /// The caller's claims, for a call made in a durable run: the run's own call and every call

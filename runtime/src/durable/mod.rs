@@ -66,11 +66,11 @@
 //! `plan_week`, alone and behind nginx.
 //!
 //! Not yet: the tasks of durable runs under `legacy-spec` (they run as plain ones, in neva's
-//! task store), and tools gated by OAuth scopes (neva 0.9's in-process toolbox leaves a tool
-//! the caller's scopes open out of the run's own call).
+//! task store).
 
 mod answer;
 mod approval;
+mod door;
 mod entry;
 mod journal;
 mod relay;
@@ -83,6 +83,7 @@ mod workflow;
 
 pub(crate) use self::answer::answer;
 pub(crate) use self::approval::Approver;
+pub(crate) use self::door::DOOR;
 pub(crate) use self::entry::{Taken, journal as entered};
 pub use self::journal::Journal;
 pub(crate) use self::restate::Lines;

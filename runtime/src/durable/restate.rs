@@ -48,6 +48,8 @@ pub struct Restate {
     pub(super) admin: Option<String>,
     /// What each run's call is sealed with; `None` until set, a key of this process's own.
     seal: Option<Arc<Seal>>,
+    /// What this server's `tools/list` is read from, once it runs.
+    pub(super) lister: super::door::Lister,
 }
 
 impl std::fmt::Debug for Restate {
@@ -81,6 +83,7 @@ impl Restate {
             advertised: None,
             admin: None,
             seal: None,
+            lister: Default::default(),
         }
     }
 
@@ -135,10 +138,13 @@ impl Restate {
         });
         let seal = seal.clone();
         self.endpoint = listener.local_addr()?;
-        let (app, tools) = app.with_toolbox();
+        let (app, tools) = super::door::install(app).with_toolbox();
+        let tools = Arc::new(tools);
+        let door = tools.clone();
+        tokio::spawn(async move { super::door::keep(&door).await });
         let endpoint = Endpoint::builder()
             .bind(Runs {
-                tools: Arc::new(tools),
+                tools,
                 ingress: self.ingress.clone(),
                 seal,
             })
@@ -262,12 +268,21 @@ pub(super) fn failure(what: impl Into<String>) -> Error {
 /// [`Restate::run`], or starts it on Restate when it asks for a task; gives a call made in a
 /// durable run its caller's claims.
 async fn remember(mut ctx: MwContext, next: Next) -> neva::types::Response {
-    // A call made in a durable run is made with its caller's claims.
-    if let Some(claims) = super::entry::claims()
-        && let Some(request) = ctx.request_mut()
-        && request.claims.is_none()
-    {
-        request.claims = Some(claims);
+    if let Some(request) = ctx.request_mut() {
+        // A call made in a durable run is made with its caller's claims.
+        if let Some(claims) = super::entry::claims()
+            && request.claims.is_none()
+        {
+            request.claims = Some(claims);
+        }
+        // The workflow's call through the door is the call of the run's orchestrator.
+        if let Some(params) = request.params.as_mut()
+            && params["name"] == super::door::DOOR
+            && let Some(tool) = super::entry::entering()
+        {
+            params["name"] = tool.into();
+            return next(ctx).await;
+        }
     }
     // Only a durable orchestrator's call is kept: every other goes on as it came.
     let Some(params) = ctx.request().and_then(|request| request.params.as_ref()) else {

@@ -79,6 +79,7 @@ impl Runs {
         };
         let claims = claims.as_ref().and_then(Carried::claims);
         let entry = Arc::new(Entry::new(
+            tool,
             Journal::on(Box::new(relay)),
             lines,
             approver,
@@ -89,9 +90,10 @@ impl Runs {
             .refresh()
             .await
             .map_err(|error| TerminalError::new(error.to_string()))?;
+        // Through the door: the middleware makes it the call of `tool`, with the claims.
         let call = ToolCall::new(
             "durable run",
-            tool,
+            super::door::DOOR,
             serde_json::Value::Object(arguments).to_string(),
         );
         let (called, cancelled) =

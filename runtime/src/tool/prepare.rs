@@ -20,6 +20,11 @@ impl Orchestrator {
     pub async fn toolbox(&self, ctx: &Context) -> Result<ToolUnion, RunError> {
         // Selected before loading too: a tool left out need not have a name a model can carry.
         let mut own = ctx.tools().toolbox().with_max_depth(self.depth.get());
+        // The door a durable run enters through is no tool of the model's.
+        #[cfg(feature = "restate")]
+        {
+            own = own.filter(|tool| tool.name != crate::durable::DOOR);
+        }
         if !self.selection.is_all() {
             let selection = self.selection.clone();
             own = own.filter(move |tool| selection.admits(&tool.name));
