@@ -54,7 +54,8 @@ struct Followed {
 }
 
 /// When the task-augmented `tools/call` being handled was made, and the `ttl` it asked for:
-/// what neva creates its task with. One per request (a scoped service).
+/// what neva creates its task with; once neva has answered, its task's own creation time. One
+/// per request (a scoped service).
 #[derive(Debug, Default)]
 pub(crate) struct TaskCall(Mutex<Option<(DateTime<Utc>, Option<usize>)>>);
 
@@ -110,11 +111,9 @@ impl TaskProgress {
     /// The line of the run that is the task `id`, created by `call`, which says how the run
     /// goes until it is dropped.
     pub(crate) fn follow(&self, id: String, call: &TaskCall) -> TaskLine {
-        let (created, ttl) = call
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .unwrap_or_else(|| (Utc::now(), None));
+        // Under the tasks' lock, which `on_call` also reads neva's creation time under.
+        let mut tasks = self.lock();
+        let (created, ttl) = call.get().unwrap_or_else(|| (Utc::now(), None));
         let mut task = Task::new();
         task.id = id.clone();
         task.created_at = created;
@@ -126,7 +125,8 @@ impl TaskProgress {
             line: None,
             asking: false,
         };
-        self.lock().insert(id.clone(), followed);
+        tasks.insert(id.clone(), followed);
+        drop(tasks);
         TaskLine::Kept {
             tasks: self.clone(),
             id,
@@ -145,6 +145,49 @@ impl TaskProgress {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+
+    /// Takes neva's own creation time of the task `answer` created, for `call`'s run: the time
+    /// the middleware read before neva created the task is off by however long that took.
+    fn created(&self, call: &TaskCall, answer: &Response) {
+        let Response::Ok(ok) = answer else { return };
+        // `{"task": {..}}` under `legacy-spec`, the task's fields themselves under 2026-07-28.
+        let task = ok.result.get("task").unwrap_or(&ok.result);
+        let (Some(id), Some(created)) = (
+            task.get("taskId").and_then(serde_json::Value::as_str),
+            task.get("createdAt")
+                .and_then(|created| serde_json::from_value::<DateTime<Utc>>(created.clone()).ok()),
+        ) else {
+            return;
+        };
+        let mut tasks = self.lock();
+        call.set_created(created);
+        if let Some(followed) = tasks.get_mut(id) {
+            followed.task.created_at = created;
+            followed.task.last_updated_at = created;
+        }
+    }
+}
+
+impl TaskCall {
+    /// When the call was made, and the `ttl` it asked for.
+    fn get(&self) -> Option<(DateTime<Utc>, Option<usize>)> {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// When neva created the call's task.
+    fn set_created(&self, created: DateTime<Utc>) {
+        if let Some((at, _)) = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .as_mut()
+        {
+            *at = created;
+        }
+    }
 }
 
 /// A `tools/call`: when one that asks for a task was made, and with which `ttl`, for the run
@@ -154,19 +197,26 @@ async fn on_call(ctx: MwContext, next: Next) -> Response {
         .request()
         .and_then(|request| request.params.as_ref())
         .and_then(|params| params.get("task"));
-    if let Some(task) = task {
-        let ttl = task
-            .get("ttl")
-            .and_then(serde_json::Value::as_u64)
-            .and_then(|ttl| usize::try_from(ttl).ok());
-        if let Ok(call) = ctx.resolve_shared::<TaskCall>() {
-            *call
-                .0
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some((Utc::now(), ttl));
-        }
-    }
-    next(ctx).await
+    let Some(task) = task else {
+        return next(ctx).await;
+    };
+    let ttl = task
+        .get("ttl")
+        .and_then(serde_json::Value::as_u64)
+        .and_then(|ttl| usize::try_from(ttl).ok());
+    let (Ok(call), Ok(progress)) = (
+        ctx.resolve_shared::<TaskCall>(),
+        ctx.resolve::<TaskProgress>(),
+    ) else {
+        return next(ctx).await;
+    };
+    *call
+        .0
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some((Utc::now(), ttl));
+    let answer = next(ctx).await;
+    progress.created(&call, &answer);
+    answer
 }
 
 /// The `taskId` a `tasks/*` request names.
