@@ -316,16 +316,14 @@ async fn follow(addr: SocketAddr, id: &str, token: &str) -> Vec<serde_json::Valu
 
 /// Two durable boards on one restate-server, sharing a SQLite board, with the other arguments
 /// `more`: the replicas a task is started on and followed through.
-#[cfg(not(feature = "legacy-spec"))]
 struct Pair {
     one: SocketAddr,
     other: SocketAddr,
     _boards: [tokio::process::Child; 2],
     _scratch: Scratch,
-    _restate: Restate,
+    restate: Restate,
 }
 
-#[cfg(not(feature = "legacy-spec"))]
 impl Pair {
     /// Both boards, asking the model at `model_url`, once restate-server knows their service.
     async fn start(name: &str, model_url: &str, more: &[&str]) -> Self {
@@ -341,7 +339,7 @@ impl Pair {
             other,
             _boards: [first, second],
             _scratch: scratch,
-            _restate: restate,
+            restate,
         }
     }
 }
@@ -374,6 +372,9 @@ async fn a_durable_task_started_on_one_replica_is_followed_on_another() {
         "a working task's status message is its run's line: {seen:?}"
     );
     assert_eq!(script.requests().len(), 2);
+    let runs = pair.restate.invocations("LadogaRun").await;
+    assert_eq!(runs.len(), 1, "one durable run: {runs:?}");
+    assert_eq!(runs[0]["target_service_key"], id.as_str(), "{runs:?}");
 
     let unknown =
         common::rounds::request(other, "", "tasks/get", json!({"taskId": "no-such-task"})).await;
@@ -647,4 +648,103 @@ async fn a_durable_typed_review_answers_with_its_structured_content_through_rest
     );
     let runs = restate.invocations("LadogaRun").await;
     assert_eq!(runs.len(), 1, "the review ran on Restate: {runs:?}");
+}
+
+/// Under `legacy-spec`: the Python SDK 1.x's own tasks client, MCP 2025-11-25's tasks, started
+/// through one replica (`args` its mode) and followed through the other: its JSON line.
+#[cfg(feature = "legacy-spec")]
+async fn legacy_task(pair: &Pair, args: &[&str]) -> serde_json::Value {
+    let (one, other) = (
+        format!("http://{}/mcp", pair.one),
+        format!("http://{}/mcp", pair.other),
+    );
+    let args = [&[one.as_str()], args, &["--follow", other.as_str()]].concat();
+    common::peer::python_as_admin("LADOGA_PYTHON_LEGACY", "python_legacy_task.py", &args).await
+}
+
+#[cfg(feature = "legacy-spec")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server and the Python SDK 1.x: LADOGA_RESTATE, LADOGA_PYTHON_LEGACY"]
+async fn a_legacy_durable_task_started_on_one_replica_is_followed_and_read_on_another() {
+    let script = adding_then_answering(Duration::from_secs(2));
+    let model = script.serve().await.expect("the model's server");
+    let pair = Pair::start("durable-board-legacy-task", &model.url(), &[]).await;
+
+    let line = legacy_task(&pair, &["accept"]).await;
+    assert_eq!(line["status"], "completed", "{line}");
+    assert_eq!(line["is_error"], false, "{line}");
+    assert_eq!(
+        common::unsessioned(line["text"].as_str().unwrap_or_default()),
+        PLANNED,
+        "{line}"
+    );
+    assert_eq!(line["report"]["turns"], 2, "{line}");
+    let seen = line["seen"].as_array().expect("seen");
+    assert!(
+        seen.iter().any(|task| task["status"] == "working"
+            && task["message"]
+                .as_str()
+                .is_some_and(|line| line.contains("add_task"))),
+        "a working task's status message is its run's line: {line}"
+    );
+    assert_eq!(script.requests().len(), 2);
+    let runs = pair.restate.invocations("LadogaRun").await;
+    assert_eq!(runs.len(), 1, "one durable run: {runs:?}");
+    assert_eq!(runs[0]["target_service_key"], line["task_id"], "{runs:?}");
+}
+
+#[cfg(feature = "legacy-spec")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server and the Python SDK 1.x: LADOGA_RESTATE, LADOGA_PYTHON_LEGACY"]
+async fn a_legacy_durable_task_cancelled_through_another_replica_stops_its_run() {
+    let script = adding_then_answering(Duration::from_secs(3));
+    let model = script.serve().await.expect("the model's server");
+    let pair = Pair::start("durable-board-legacy-cancel", &model.url(), &[]).await;
+
+    let line = legacy_task(&pair, &["cancel", "1500"]).await;
+    assert_eq!(line["status"], "cancelled", "{line}");
+    // The second answer was being written when the run was cancelled: no request after it.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(
+        script.requests().len(),
+        2,
+        "no model request after the cancel"
+    );
+    let runs = pair.restate.invocations("LadogaRun").await;
+    assert_eq!(runs.len(), 1, "{runs:?}");
+}
+
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server and the MCP Python SDK: LADOGA_RESTATE, LADOGA_PYTHON"]
+async fn a_caller_without_a_task_is_notified_of_its_durable_runs_progress() {
+    let restate = Restate::start().await;
+    let script = common::peer::script();
+    let model = script.serve().await.expect("the model's server");
+    let scratch = Scratch::new("durable-board-progress");
+    let http = free_addr();
+    let _board = durable_board(http, free_addr(), &restate, &model.url(), &scratch.path).await;
+    restate.wait_for_service("LadogaRun").await;
+
+    let url = format!("http://{http}/mcp");
+    let answer =
+        common::peer::python_as_admin("LADOGA_PYTHON", "python_client.py", &["http", &url]).await;
+    common::peer::check(&answer, &script);
+    // A progress notification per turn and per call, as a plain run's, and each line as a log
+    // message: told by the run, wherever it ran, and notified by the replica the caller waits on.
+    assert_eq!(
+        answer["progress"],
+        json!([[0.5, 8.0], [1.0, 8.0], [2.0, 8.0]]),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["logs"],
+        json!([
+            "turn 1/8: add_task",
+            "turn 1/8: add_task answered",
+            "turn 2/8: answered"
+        ]),
+        "{answer}"
+    );
+    assert_eq!(restate.invocations("LadogaRun").await.len(), 1);
 }

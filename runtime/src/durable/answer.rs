@@ -3,7 +3,7 @@
 
 use neva::Context;
 use neva::error::Error;
-use neva::types::CallToolResponse;
+use neva::types::{CallToolResponse, ProgressToken};
 
 use super::Restate;
 use super::entry::{Called, called};
@@ -11,11 +11,13 @@ use super::entry::{Called, called};
 /// The answer to a call of a durable orchestrator, which `run` gives when run here.
 ///
 /// A call from outside starts a durable run when the server has a [`Restate`], keyed by a new
-/// id, and answers with the run's answer; without one, it runs here, as any orchestrator does.
+/// id, and answers with the run's answer, notifying `progress` of the run's lines meanwhile;
+/// without one, it runs here, as any orchestrator does.
 /// The run's own call, the workflow's entry, runs here on the journal and hands its answer to
 /// the workflow. A call its model makes runs as any call does.
 pub(crate) async fn answer(
     ctx: &Context,
+    progress: Option<ProgressToken>,
     run: impl Future<Output = Result<CallToolResponse, Error>>,
 ) -> Result<CallToolResponse, Error> {
     match called() {
@@ -29,7 +31,8 @@ pub(crate) async fn answer(
         Called::Inside => run.await,
         Called::Outside => match (ctx.resolve_shared::<Restate>(), Restate::called()) {
             (Ok(restate), Some(call)) => {
-                restate.run(&uuid::Uuid::new_v4().to_string(), &call).await
+                let key = uuid::Uuid::new_v4().to_string();
+                restate.run(&key, &call, progress).await
             }
             _ => {
                 not_durable();

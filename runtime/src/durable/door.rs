@@ -75,6 +75,7 @@ async fn door(ctx: Context) -> Result<String, Error> {
 }
 
 /// A `tools/list`: the server's tools but the door, paged as neva pages them.
+#[cfg_attr(feature = "legacy-spec", allow(clippy::needless_update))] // no cache fields there
 async fn list(ctx: MwContext, next: Next) -> Response {
     let Ok(restate) = ctx.resolve_shared::<Restate>() else {
         return next(ctx).await;

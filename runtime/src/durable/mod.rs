@@ -77,7 +77,6 @@ mod relay;
 mod restate;
 mod sealed;
 mod task_state;
-#[cfg(not(feature = "legacy-spec"))]
 mod tasks;
 mod workflow;
 

@@ -8,14 +8,18 @@ use std::time::Duration;
 use neva::App;
 use neva::error::{Error, ErrorCode};
 use neva::middleware::{MwContext, Next};
-use neva::types::CallToolResponse;
+use neva::types::{CallToolResponse, ProgressToken};
 use restate_sdk::prelude::{Endpoint, HttpServer};
 use tokio::net::TcpListener;
 
 use super::sealed::{Carried, Sealed};
-use super::task_state::{OBJECT, Tasks};
+use super::task_state::{OBJECT, Said, Tasks};
 use super::workflow::{Call, Runs, SERVICE};
 use crate::store::Seal;
+
+/// How often the replica a caller without a task waits on reads the run's lines, when the
+/// caller asked for progress.
+const LINES_POLLED: Duration = Duration::from_millis(250);
 
 tokio::task_local! {
     /// The `tools/call` this task answers, as it came: the invocation of a durable run carries it.
@@ -158,15 +162,14 @@ impl Restate {
             let client = self.ingress.client.clone();
             tokio::spawn(register(client, admin.clone(), self.uri()));
         }
-        #[cfg_attr(feature = "legacy-spec", allow(unused_mut))]
         let mut app = app.add_singleton(self).wrap_tools(remember);
+        use neva::types::task::commands::{CANCEL, GET};
+        app.wrap_command(GET, super::tasks::get);
+        app.wrap_command(CANCEL, super::tasks::cancel);
         #[cfg(not(feature = "legacy-spec"))]
-        {
-            use neva::types::task::commands::{CANCEL, GET, UPDATE};
-            app.wrap_command(GET, super::tasks::get);
-            app.wrap_command(UPDATE, super::tasks::update);
-            app.wrap_command(CANCEL, super::tasks::cancel);
-        }
+        app.wrap_command(neva::types::task::commands::UPDATE, super::tasks::update);
+        #[cfg(feature = "legacy-spec")]
+        app.wrap_command(neva::types::task::commands::RESULT, super::tasks::result);
         Ok(app)
     }
 
@@ -177,15 +180,67 @@ impl Restate {
             .unwrap_or_else(|| format!("http://{}", self.endpoint))
     }
 
-    /// Runs `call` as the durable run `key`, and waits for its answer.
-    pub(super) async fn run(&self, key: &str, call: &Call) -> Result<CallToolResponse, Error> {
-        let sealed = Sealed::new(self.seal(), key, call).map_err(failure)?;
+    /// Runs `call` as the durable run `key`, and waits for its answer; meanwhile notifies
+    /// `progress`, if the caller asked for it, of the run's lines.
+    pub(super) async fn run(
+        &self,
+        key: &str,
+        call: &Call,
+        progress: Option<ProgressToken>,
+    ) -> Result<CallToolResponse, Error> {
+        let mut call = call.clone();
+        call.progress = progress.is_some();
+        let sealed = Sealed::new(self.seal(), key, &call).map_err(failure)?;
         let path = format!("{SERVICE}/{key}/run");
-        let answer = self.ingress.post(&path, &sealed).await?;
+        let answer = self.ingress.post(&path, &sealed);
+        let answer = match &progress {
+            None => answer.await?,
+            Some(token) => {
+                let answer = self.notifying(key, token, answer).await;
+                let forget = format!("{OBJECT}/{key}/forget/send");
+                if let Err(error) = self.ingress.post(&forget, &()).await {
+                    tracing::debug!(target: "ladoga::durable", %error, "a run's lines were not forgotten");
+                }
+                answer?
+            }
+        };
         serde_json::from_value(answer).map_err(|error| {
             tracing::error!(target: "ladoga::durable", %error, run = key, "a durable run's answer does not read");
             failure("the durable run's answer does not read")
         })
+    }
+
+    /// `answer`, the durable run `key`'s, awaited while each line the run tells is notified to
+    /// `token`, as a plain run notifies its progress, and logged (the caller's log messages).
+    async fn notifying<T>(
+        &self,
+        key: &str,
+        token: &ProgressToken,
+        answer: impl Future<Output = T>,
+    ) -> T {
+        let mut answer = std::pin::pin!(answer);
+        let mut every = tokio::time::interval(LINES_POLLED);
+        let mut told = 0;
+        let tell = async |told: &mut usize| {
+            let Ok(followed) = self.followed(key).await else {
+                return;
+            };
+            for said in followed.said.iter().skip(*told) {
+                tracing::info!(target: "ladoga", "{}", said.line);
+                crate::observe::notify(token, said.progress, said.total);
+            }
+            *told = (*told).max(followed.said.len());
+        };
+        loop {
+            tokio::select! {
+                answer = &mut answer => {
+                    // The run's last lines were kept before it answered.
+                    tell(&mut told).await;
+                    return answer;
+                }
+                _ = every.tick() => tell(&mut told).await,
+            }
+        }
     }
 
     /// The call this task answers, as it came, if the server keeps it ([`Self::serve`]).
@@ -225,14 +280,22 @@ impl Ingress {
         })
     }
 
-    /// Where the lines of the durable task `key`'s run go: to its `LadogaTask` object, in order.
+    /// Where the lines of the durable run `key` go: to its `LadogaTask` object, in order.
+    /// Each is told once the one before it is kept.
     pub(super) fn lines(self: &Arc<Self>, key: &str) -> Lines {
-        let (say, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
-        let (ingress, path) = (self.clone(), format!("{OBJECT}/{key}/say/send"));
+        let (say, mut lines) = tokio::sync::mpsc::unbounded_channel::<Told>();
+        let (ingress, path) = (self.clone(), format!("{OBJECT}/{key}/say"));
         tokio::spawn(async move {
-            while let Some(line) = lines.recv().await {
-                if let Err(error) = ingress.post(&path, &line).await {
-                    tracing::debug!(target: "ladoga::durable", %error, "a durable task's line was not told");
+            while let Some(told) = lines.recv().await {
+                match told {
+                    Told::Line(said) => {
+                        if let Err(error) = ingress.post(&path, &said).await {
+                            tracing::debug!(target: "ladoga::durable", %error, "a durable run's line was not told");
+                        }
+                    }
+                    Told::Flush(flushed) => {
+                        let _ = flushed.send(());
+                    }
                 }
             }
         });
@@ -240,16 +303,37 @@ impl Ingress {
     }
 }
 
-/// Where a durable task's run tells its lines, which its `tasks/get` says.
-#[derive(Debug, Clone)]
-#[cfg_attr(feature = "legacy-spec", allow(dead_code))] // no durable tasks in that generation
-pub(crate) struct Lines(tokio::sync::mpsc::UnboundedSender<String>);
+/// What a durable run tells its `LadogaTask` object.
+#[derive(Debug)]
+enum Told {
+    /// A line.
+    Line(Said),
+    /// A question: are the lines before it kept?
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
 
-#[cfg_attr(feature = "legacy-spec", allow(dead_code))]
+/// Where a durable run tells its lines: its task's `tasks/get` says them, or the replica its
+/// caller waits on notifies them.
+#[derive(Debug, Clone)]
+pub(crate) struct Lines(tokio::sync::mpsc::UnboundedSender<Told>);
+
 impl Lines {
-    /// The run's line now.
-    pub(crate) fn say(&self, line: String) {
-        let _ = self.0.send(line);
+    /// The run's line now, which says `progress` of `total`.
+    pub(crate) fn say(&self, line: String, progress: f64, total: f64) {
+        let _ = self.0.send(Told::Line(Said {
+            line,
+            progress,
+            total,
+        }));
+    }
+
+    /// Once the lines told so far are kept, or after `within`: the run's answer comes after
+    /// its last line.
+    pub(super) async fn flushed(&self, within: Duration) {
+        let (flushed, kept) = tokio::sync::oneshot::channel();
+        if self.0.send(Told::Flush(flushed)).is_ok() {
+            let _ = tokio::time::timeout(within, kept).await;
+        }
     }
 }
 
@@ -292,14 +376,13 @@ async fn remember(mut ctx: MwContext, next: Next) -> neva::types::Response {
     if !crate::__private::is_durable(tool) {
         return next(ctx).await;
     }
-    #[cfg_attr(feature = "legacy-spec", allow(unused_mut))]
     let mut call = Call {
         tool: tool.to_owned(),
         arguments: params["arguments"].as_object().cloned().unwrap_or_default(),
         task: false,
         claims: ctx.claims().map(Carried::of),
+        progress: false,
     };
-    #[cfg(not(feature = "legacy-spec"))]
     if let Some(task) = params.get("task")
         && let Ok(restate) = ctx.resolve_shared::<Restate>()
     {

@@ -1,6 +1,7 @@
 //! What Restate keeps of a durable run's MCP task, beside the run: the object `LadogaTask`,
-//! keyed by the run's key, with when the task was made, the invocation it is, the run's last
-//! line and the question it waits on.
+//! keyed by the run's key, with when the task was made, the invocation it is, the run's lines
+//! and the question it waits on. A run that is no task but whose caller asked for progress tells
+//! its lines there too, for the replica its caller waits on.
 
 use chrono::{DateTime, Utc};
 use restate_sdk::prelude::*;
@@ -27,6 +28,14 @@ pub(super) struct Asking {
     pub(super) message: String,
 }
 
+/// One of a run's lines, and the progress it says, of the total.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Said {
+    pub(crate) line: String,
+    pub(crate) progress: f64,
+    pub(crate) total: f64,
+}
+
 /// What `tasks/get` is told of a durable task, besides its run's state.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub(super) struct Followed {
@@ -34,6 +43,9 @@ pub(super) struct Followed {
     pub(super) line: Option<String>,
     #[serde(default)]
     pub(super) asking: Option<Asking>,
+    /// Every line the run told, in order.
+    #[serde(default)]
+    pub(super) said: Vec<Said>,
 }
 
 /// The object `LadogaTask`, keyed by a durable run's key: what its task's `tasks/get` says.
@@ -50,8 +62,23 @@ impl Tasks {
 
     /// The run's line now.
     #[handler]
-    async fn say(&self, ctx: ObjectContext<'_>, line: Json<String>) -> Result<(), HandlerError> {
-        ctx.set("line", line);
+    async fn say(&self, ctx: ObjectContext<'_>, said: Json<Said>) -> Result<(), HandlerError> {
+        let Json(said) = said;
+        let mut all = ctx
+            .get::<Json<Vec<Said>>>("said")
+            .await?
+            .map(|Json(all)| all)
+            .unwrap_or_default();
+        ctx.set("line", Json(said.line.clone()));
+        all.push(said);
+        ctx.set("said", Json(all));
+        Ok(())
+    }
+
+    /// Nothing is kept any more: the run was no task, and its caller has its answer.
+    #[handler]
+    async fn forget(&self, ctx: ObjectContext<'_>) -> Result<(), HandlerError> {
+        ctx.clear_all();
         Ok(())
     }
 
@@ -85,6 +112,11 @@ impl Tasks {
                 .get::<Json<Asking>>("asking")
                 .await?
                 .map(|Json(asking)| asking),
+            said: ctx
+                .get::<Json<Vec<Said>>>("said")
+                .await?
+                .map(|Json(said)| said)
+                .unwrap_or_default(),
         }))
     }
 }

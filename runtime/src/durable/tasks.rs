@@ -1,22 +1,30 @@
-//! The MCP tasks of durable runs (MCP 2026-07-28), answered from Restate by any replica: a
-//! task-augmented call of a durable orchestrator starts its run on Restate and answers with a
-//! task named by the run's key; `tasks/get` and `tasks/cancel` of such a task are answered from
-//! restate-server, whichever replica they reach. Every other task is neva's.
+//! The MCP tasks of durable runs, answered from Restate by any replica: a task-augmented call of
+//! a durable orchestrator starts its run on Restate and answers with a task named by the run's
+//! key; `tasks/get` and `tasks/cancel` of such a task are answered from restate-server,
+//! whichever replica they reach, and so are `tasks/update` (MCP 2026-07-28) and `tasks/result`
+//! (MCP 2025-11-25, `legacy-spec`). Every other task is neva's.
 
 use std::sync::Arc;
 
-use neva::error::{Error, ErrorCode};
+use neva::error::Error;
+#[cfg(not(feature = "legacy-spec"))]
+use neva::error::ErrorCode;
 use neva::middleware::{MwContext, Next};
+#[cfg(not(feature = "legacy-spec"))]
+use neva::types::DetailedTask;
+#[cfg(not(feature = "legacy-spec"))]
 use neva::types::elicitation::ElicitRequestParams;
+#[cfg(not(feature = "legacy-spec"))]
 use neva::types::mrtr::InputRequest;
-use neva::types::{CreateTaskResult, DetailedTask, IntoResponse, Response, Task, TaskStatus};
+use neva::types::{CreateTaskResult, IntoResponse, Response, Task, TaskStatus};
 
 use super::Restate;
 use super::restate::{failure, unreachable};
 use super::sealed::Sealed;
 use super::task_state::{Begun, Followed, OBJECT};
-use super::workflow::Call;
-use super::workflow::{Answer, SERVICE};
+#[cfg(not(feature = "legacy-spec"))]
+use super::workflow::Answer;
+use super::workflow::{Call, SERVICE};
 
 /// How long neva keeps a task whose call asked for no `ttl`, in milliseconds; durable tasks
 /// say the same.
@@ -115,10 +123,10 @@ impl Restate {
         Ok(task)
     }
 
-    /// The durable task `key` as `tasks/get` tells it, or none when there is no such run.
-    async fn task(&self, key: &str) -> Result<Option<DetailedTask>, Error> {
-        let output = self.output(key).await?;
-        let Some(output) = output else {
+    /// The durable task `key` as it began, where its run is, and what is kept beside it; none
+    /// when there is no such run.
+    async fn state(&self, key: &str) -> Result<Option<(Task, Output, Followed)>, Error> {
+        let Some(output) = self.output(key).await? else {
             return Ok(None);
         };
         let followed = self.followed(key).await?;
@@ -129,6 +137,79 @@ impl Restate {
             task.created_at = begun.created_at;
             task.ttl = Some(begun.ttl);
         }
+        Ok(Some((task, output, followed)))
+    }
+
+    /// The durable task `key` as MCP 2025-11-25's `tasks/get` tells it: its status, and its
+    /// run's last line while it works; none when there is no such run.
+    #[cfg(feature = "legacy-spec")]
+    async fn task(&self, key: &str) -> Result<Option<Task>, Error> {
+        let Some((mut task, output, followed)) = self.state(key).await? else {
+            return Ok(None);
+        };
+        task.status = match output {
+            Output::Working => {
+                task.status_msg = followed.line;
+                TaskStatus::Working
+            }
+            Output::Answered(_) => TaskStatus::Completed,
+            Output::Cancelled => TaskStatus::Cancelled,
+            Output::Failed(message) => {
+                task.status_msg = Some(message);
+                TaskStatus::Failed
+            }
+        };
+        Ok(Some(task))
+    }
+
+    /// The durable task `key`'s result, once its run has ended, as MCP 2025-11-25's
+    /// `tasks/result` gives it: the tool's result, related to the task; none when there is no
+    /// such run.
+    #[cfg(feature = "legacy-spec")]
+    async fn result(&self, key: &str) -> Result<Option<serde_json::Value>, Error> {
+        let related = |mut result: serde_json::Value| {
+            result["_meta"]["io.modelcontextprotocol/related-task"] =
+                serde_json::json!({ "taskId": key });
+            Some(result)
+        };
+        match self.output(key).await? {
+            None => return Ok(None),
+            Some(Output::Answered(result)) => return Ok(related(result)),
+            // Still running: its answer is waited for, below.
+            Some(_) => {}
+        }
+        let url = format!(
+            "{}/restate/workflow/{SERVICE}/{key}/attach",
+            self.ingress.url
+        );
+        let answer = self
+            .ingress
+            .client
+            .get(url)
+            .send()
+            .await
+            .map_err(unreachable)?;
+        let status = answer.status().as_u16();
+        let body: serde_json::Value = answer.json().await.unwrap_or_default();
+        match status {
+            200..=299 => Ok(related(body)),
+            409 => Err(failure("the task was cancelled")),
+            _ => Err(failure(
+                body["message"]
+                    .as_str()
+                    .unwrap_or("the run failed")
+                    .to_owned(),
+            )),
+        }
+    }
+
+    /// The durable task `key` as MCP 2026-07-28's `tasks/get` tells it, or none when there is
+    /// no such run.
+    #[cfg(not(feature = "legacy-spec"))]
+    async fn task(&self, key: &str) -> Result<Option<DetailedTask>, Error> {
+        let Some((task, output, followed)) = self.state(key).await? else {
+            return Ok(None);
+        };
         let mut detailed = DetailedTask::from(task);
         match output {
             Output::Working => match followed.asking {
@@ -162,6 +243,7 @@ impl Restate {
 
     /// Resolves the promise the durable task `key`'s run waits on with its answer among
     /// `responses`, if they hold one; none when there is no such task.
+    #[cfg(not(feature = "legacy-spec"))]
     async fn answer(&self, key: &str, responses: &serde_json::Value) -> Result<Option<()>, Error> {
         let followed = self.followed(key).await?;
         if followed.begun.is_none() {
@@ -181,7 +263,7 @@ impl Restate {
     }
 
     /// What is kept of the durable task `key` beside its run.
-    async fn followed(&self, key: &str) -> Result<Followed, Error> {
+    pub(super) async fn followed(&self, key: &str) -> Result<Followed, Error> {
         let followed = self
             .ingress_post(&format!("{OBJECT}/{key}/get"), &())
             .await?;
@@ -235,21 +317,47 @@ pub(super) async fn get(ctx: MwContext, next: Next) -> Response {
     }
 }
 
-/// A `tasks/cancel`: a durable task's run cancelled on Restate, any other task neva's.
+/// A `tasks/cancel`: a durable task's run cancelled on Restate, any other task neva's. Under
+/// MCP 2026-07-28 the answer is empty; under 2025-11-25 it is the task, cancelled.
 pub(super) async fn cancel(ctx: MwContext, next: Next) -> Response {
     let (Some(restate), Some(key)) = (ctx.resolve_shared::<Restate>().ok(), asked(&ctx)) else {
         return next(ctx).await;
     };
     match restate.cancel(&key).await {
+        #[cfg(not(feature = "legacy-spec"))]
         Ok(Some(())) => Response::empty(ctx.id()),
+        #[cfg(feature = "legacy-spec")]
+        Ok(Some(())) => match restate.state(&key).await {
+            Ok(Some((mut task, _, _))) => {
+                task.status = TaskStatus::Cancelled;
+                task.into_response(ctx.id())
+            }
+            Ok(None) => next(ctx).await,
+            Err(error) => Response::error(ctx.id(), error),
+        },
         Ok(None) => next(ctx).await,
         Err(error) => Response::error(ctx.id(), error),
     }
 }
 
-/// A `tasks/update`: a durable task's answer to the question its run waits on, resolving the
+/// A `tasks/result` (MCP 2025-11-25): a durable task's result once its run has ended, from
+/// Restate; any other task's neva's.
+#[cfg(feature = "legacy-spec")]
+pub(super) async fn result(ctx: MwContext, next: Next) -> Response {
+    let (Some(restate), Some(key)) = (ctx.resolve_shared::<Restate>().ok(), asked(&ctx)) else {
+        return next(ctx).await;
+    };
+    match restate.result(&key).await {
+        Ok(Some(result)) => Response::success(ctx.id(), result),
+        Ok(None) => next(ctx).await,
+        Err(error) => Response::error(ctx.id(), error),
+    }
+}
+
+/// A `tasks/update` (MCP 2026-07-28): a durable task's answer to the question its run waits on, resolving the
 /// run's promise; an answer to no such question is ignored, as MCP says. Any other task's is
 /// neva's.
+#[cfg(not(feature = "legacy-spec"))]
 pub(super) async fn update(ctx: MwContext, next: Next) -> Response {
     let (Some(restate), Some(key)) = (ctx.resolve_shared::<Restate>().ok(), asked(&ctx)) else {
         return next(ctx).await;

@@ -29,6 +29,10 @@ pub(super) struct Call {
     /// The caller's claims, which the run's tools are called with.
     #[serde(default)]
     pub(super) claims: Option<Carried>,
+    /// Whether the caller, waiting without a task, asked for progress: the run tells its lines
+    /// as a task's run does, for the replica it waits on.
+    #[serde(default)]
+    pub(super) progress: bool,
 }
 
 /// The workflow: the server's own tools, to call the run's orchestrator with, and
@@ -56,6 +60,7 @@ impl Runs {
             arguments,
             task,
             claims,
+            progress,
         }) = call.0.open(&self.seal, ctx.key())
         else {
             return Err(TerminalError::new(
@@ -65,18 +70,19 @@ impl Runs {
             .into());
         };
         let (relay, steps) = Relay::new();
-        // A task's run tells its lines, and asks its caller through the task.
-        let (lines, approver) = match task {
-            true => (
+        // A task's run tells its lines, and asks its caller through the task (MCP 2026-07-28:
+        // under 2025-11-25 a question is a request on the caller's session, which no replica
+        // but the one holding it can send, so such a run asks nothing).
+        let (lines, approver) = match (task, progress) {
+            (true, _) => (
                 Some(self.ingress.lines(ctx.key())),
-                Some(Approver::new(
-                    relay.clone(),
-                    self.ingress.clone(),
-                    ctx.key(),
-                )),
+                cfg!(not(feature = "legacy-spec"))
+                    .then(|| Approver::new(relay.clone(), self.ingress.clone(), ctx.key())),
             ),
-            false => (None, None),
+            (false, true) => (Some(self.ingress.lines(ctx.key())), None),
+            (false, false) => (None, None),
         };
+        let lines_told = lines.clone();
         let claims = claims.as_ref().and_then(Carried::claims);
         let entry = Arc::new(Entry::new(
             tool,
@@ -98,6 +104,9 @@ impl Runs {
         );
         let (called, cancelled) =
             recording(&ctx, steps, entry.clone().scope(self.tools.call(&call))).await;
+        if let Some(lines) = &lines_told {
+            lines.flushed(std::time::Duration::from_secs(5)).await;
+        }
         if cancelled {
             return Err(TerminalError::new_with_code(409, "the run was cancelled").into());
         }

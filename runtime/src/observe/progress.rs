@@ -52,8 +52,8 @@ impl Progress {
             names.join(", ")
         };
         tracing::info!(target: "ladoga", "turn {turn}/{}: {}", self.total, names());
-        self.tell(|| format!("turn {turn}/{}: {}", self.total, names()));
-        self.notify(turn - 1, 1, calls.len() + 1);
+        let line = || format!("turn {turn}/{}: {}", self.total, names());
+        self.step(line, turn - 1, 1, calls.len() + 1);
     }
 
     /// One call of turn `turn` (of `calls`) answered; the last one brings progress to `turn`.
@@ -61,40 +61,42 @@ impl Progress {
         let answered = self.answered.fetch_add(1, Ordering::Relaxed) + 1;
         let how = if error { "failed" } else { "answered" };
         tracing::info!(target: "ladoga", "turn {turn}/{}: {} {how}", self.total, call.name);
-        self.tell(|| format!("turn {turn}/{}: {} {how}", self.total, call.name));
-        self.notify(turn - 1, answered + 1, calls + 1);
+        let line = || format!("turn {turn}/{}: {} {how}", self.total, call.name);
+        self.step(line, turn - 1, answered + 1, calls + 1);
     }
 
     /// The model answered at turn `turn`: progress `turn`, let out before the result.
     pub(crate) async fn answered(&self, turn: usize) {
         tracing::info!(target: "ladoga", "turn {turn}/{}: answered", self.total);
-        self.tell(|| format!("turn {turn}/{}: answered", self.total));
-        self.notify(turn, 0, 1);
+        let line = || format!("turn {turn}/{}: answered", self.total);
+        self.step(line, turn, 0, 1);
         settle(self.token.as_ref()).await;
     }
 
-    /// Tells the MCP task the run is, if it is one, the readable `line`.
-    fn tell(&self, line: impl FnOnce() -> String) {
-        if let Some(task) = &self.task {
-            task.say(line());
-        }
-    }
-
-    /// Progress `done` turns and `step / steps` of the next.
-    fn notify(&self, done: usize, step: usize, steps: usize) {
-        let Some(token) = &self.token else {
-            return;
-        };
+    /// Progress `done` turns and `step / steps` of the next, which the readable `line` says:
+    /// notified to the caller's token, and told to the MCP task the run is, if it is one.
+    fn step(&self, line: impl FnOnce() -> String, done: usize, step: usize, steps: usize) {
         let value = done as f64 + step as f64 / steps as f64;
         let total = self.total as f64;
-        // neva reads the token back from the event: a number as a number, any other token
-        // from its text.
-        match token {
-            ProgressToken::Number(token) => {
-                tracing::info!(target: "progress", token = *token, value, total);
-            }
-            other => tracing::info!(target: "progress", token = %other, value, total),
+        if let Some(task) = &self.task {
+            task.say(line(), value, total);
         }
+        if let Some(token) = &self.token {
+            notify(token, value, total);
+        }
+    }
+}
+
+/// The progress notification `value` of `total` for `token`, which neva sends on the stream of
+/// the request whose span it is emitted in.
+pub(crate) fn notify(token: &ProgressToken, value: f64, total: f64) {
+    // neva reads the token back from the event: a number as a number, any other token from
+    // its text.
+    match token {
+        ProgressToken::Number(token) => {
+            tracing::info!(target: "progress", token = *token, value, total);
+        }
+        other => tracing::info!(target: "progress", token = %other, value, total),
     }
 }
 

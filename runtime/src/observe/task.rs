@@ -243,16 +243,18 @@ impl TaskLine {
         Self::Durable(lines)
     }
 
-    /// The run's progress now.
-    pub(crate) fn say(&self, line: String) {
+    /// The run's progress now: `line`, which says `progress` of `total`.
+    pub(crate) fn say(&self, line: String, progress: f64, total: f64) {
         match self {
             Self::Kept { tasks, id } => tasks.update(id, |followed| {
                 followed.line = Some(line);
                 followed.task.last_updated_at = Utc::now();
             }),
             #[cfg(feature = "restate")]
-            Self::Durable(lines) => lines.say(line),
+            Self::Durable(lines) => lines.say(line, progress, total),
         }
+        #[cfg(not(feature = "restate"))]
+        let _ = (progress, total);
     }
 
     /// The run waits for its caller's answer (`true`), or has it (`false`).

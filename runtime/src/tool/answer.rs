@@ -45,7 +45,8 @@ async fn durably(
 ) -> Result<CallToolResponse, Error> {
     #[cfg(feature = "restate")]
     if orchestrator.durable {
-        return crate::durable::answer(ctx, run).await;
+        let progress = orchestrator.settings.progress.clone();
+        return crate::durable::answer(ctx, progress, run).await;
     }
     let _ = (orchestrator, ctx);
     run.await
