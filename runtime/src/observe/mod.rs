@@ -12,7 +12,9 @@ pub(crate) mod task;
 #[path = "no_task.rs"]
 pub(crate) mod task;
 
-pub(crate) use self::progress::{Progress, notify};
+pub(crate) use self::progress::Progress;
+#[cfg(feature = "restate")]
+pub(crate) use self::progress::notify;
 pub use self::report::REPORT_KEY;
 pub(crate) use self::report::{response, typed_response};
 pub(crate) use self::stream::Listener;
