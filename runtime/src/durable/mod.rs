@@ -49,12 +49,23 @@
 //!
 //! # As an MCP task
 //!
-//! Called as a task (MCP 2026-07-28), the call answers at once with a task named by the run's
-//! key, and every replica answers `tasks/get` (the run's last line, the question it waits on,
-//! its result), `tasks/update` (an approval's answer, which resolves the durable promise the
-//! run waits on) and `tasks/cancel` (the invocation cancelled) from restate-server. Called
-//! without a task, the replica that took the call waits for the run's answer: if it dies, its
-//! caller's connection does, while the run goes on elsewhere. A task is the way to call it.
+//! Called as a task, the call answers at once with a task named by the run's key, and every
+//! replica answers `tasks/get` (the run's last line, the question it waits on, its result) and
+//! `tasks/cancel` (the invocation cancelled) from restate-server; under MCP 2026-07-28
+//! `tasks/update` too (an approval's answer, which resolves the durable promise the run waits
+//! on), under 2025-11-25 (`legacy-spec`) `tasks/result`. Called without a task, the replica that
+//! took the call waits for the run's answer, notifying the caller's progress token of the run's
+//! lines as a plain run does: if that replica dies, its caller's connection does, while the run
+//! goes on elsewhere. A task is the way to call it.
+//!
+//! # The caller's claims
+//!
+//! The run's tools are called with the roles, permissions and scopes of the caller who started
+//! it, sealed in the invocation. The workflow enters the orchestrator through a tool of its
+//! own, `ladoga_durable_entry`, which neva's in-process toolbox can call whatever the caller's
+//! scopes are; the `tools/call` middleware makes that call the orchestrator's, with the claims,
+//! and neva checks them as for any caller. That tool is no one else's: it is not in `tools/list`
+//! nor in an orchestrator's toolbox, and refuses any other call.
 //!
 //! # A workflow of one's own
 //!
@@ -65,8 +76,10 @@
 //! `tests/durable_board.rs` and `tests/durable_replicas.rs` the board serving a durable
 //! `plan_week`, alone and behind nginx.
 //!
-//! Not yet: the tasks of durable runs under `legacy-spec` (they run as plain ones, in neva's
-//! task store).
+//! Not yet: under `legacy-spec` a durable task asks nothing (MCP 2025-11-25 asks through a
+//! request on the caller's session, which only the replica holding it can send): its calls that
+//! need approval are not run. A caller without a task gets the run's progress but not its
+//! streamed answer.
 
 mod answer;
 mod approval;
