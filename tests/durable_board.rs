@@ -748,3 +748,56 @@ async fn a_caller_without_a_task_is_notified_of_its_durable_runs_progress() {
     );
     assert_eq!(restate.invocations("LadogaRun").await.len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn with_an_identity_key_the_endpoint_takes_only_what_restate_server_signs() {
+    use ed25519_dalek::pkcs8::{EncodePrivateKey, spki::der::pem::LineEnding};
+
+    let scratch = Scratch::new("durable-board-identity");
+    let key = ed25519_dalek::SigningKey::from_bytes(&[7; 32]);
+    let pem = scratch.path.with_extension("pem");
+    let private = key.to_pkcs8_pem(LineEnding::LF).expect("a PEM");
+    std::fs::write(&pem, private.as_bytes()).expect("the PEM written");
+    let public = format!(
+        "publickeyv1_{}",
+        bs58::encode(key.verifying_key().to_bytes()).into_string()
+    );
+    let restate = Restate::start_signing(Some(pem.clone())).await;
+    let script = adding_then_answering(Duration::ZERO);
+    let model = script.serve().await.expect("the model's server");
+    let (http, endpoint) = (free_addr(), free_addr());
+    let _board = durable_board_with(
+        http,
+        endpoint,
+        &restate,
+        &model.url(),
+        &scratch.path,
+        &["--restate-identity-key", &public],
+    )
+    .await;
+    restate.wait_for_service("LadogaRun").await;
+
+    // restate-server's requests are signed: the run goes as without a key.
+    let client = connect(http).await;
+    let result = client
+        .tools()
+        .call("plan_week", [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(common::unsessioned(&answer(&result)), PLANNED);
+    assert_eq!(restate.invocations("LadogaRun").await.len(), 1);
+    // Anyone else's are not.
+    let h2c = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .build()
+        .expect("a client");
+    let unsigned = h2c
+        .get(format!("http://{endpoint}/discover"))
+        .send()
+        .await
+        .expect("the endpoint answers");
+    assert_eq!(unsigned.status(), 401);
+    let _ = std::fs::remove_file(&pem);
+}

@@ -5,7 +5,8 @@
 //! board [--http 127.0.0.1:PORT [--auth | --oauth ISSUER_URL [--resource URL]] [--redis URL]
 //!       | --stdio] [--model-url URL] [--model NAME] [--remote URL] [--db PATH] [--drain 30s]
 //!       [--admin 127.0.0.1:PORT]
-//!       [--restate-endpoint ADDR --restate-ingress URL [--restate-admin URL] [--restate-advertise URL]]
+//!       [--restate-endpoint ADDR --restate-ingress URL [--restate-admin URL] [--restate-advertise URL]
+//!        [--restate-identity-key KEY]]
 //! ```
 //!
 //! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
@@ -179,6 +180,12 @@ struct Cli {
     /// `--restate-endpoint`: the load balancer in front of every replica's endpoint.
     #[arg(long, value_name = "URL", requires = "restate_endpoint")]
     restate_advertise: Option<String>,
+    /// Take only the requests restate-server signs with the private key of this public key
+    /// (`publickeyv1_…`, Restate's request identity); may be given twice, while a key is
+    /// rotated. Without it the endpoint takes any request, and must be reachable by
+    /// restate-server only.
+    #[arg(long, value_name = "KEY", requires = "restate_endpoint")]
+    restate_identity_key: Vec<String>,
 }
 
 /// Logs on stderr (`RUST_LOG`, `ladoga=debug` by default), and sends each request's progress
@@ -280,6 +287,9 @@ async fn durable(cli: &Cli, secret: Option<&[u8]>, app: App) -> Result<App, Stri
     }
     if let Some(uri) = &cli.restate_advertise {
         restate = restate.advertise(uri);
+    }
+    for key in &cli.restate_identity_key {
+        restate = restate.identity_key(key);
     }
     restate
         .serve(app)

@@ -15,12 +15,21 @@ pub struct Restate {
     admin: SocketAddr,
     ingress: SocketAddr,
     node: SocketAddr,
+    /// The private key it signs its requests to deployments with, if any (a PEM file).
+    identity: Option<PathBuf>,
     child: Option<Child>,
 }
 
 impl Restate {
     /// Starts restate-server, and waits until its admin and ingress answer.
     pub async fn start() -> Self {
+        Self::start_signing(None).await
+    }
+
+    /// [`Self::start`], signing its requests to deployments with the ed25519 private key in
+    /// the PEM file `identity` (Restate's request identity).
+    #[allow(dead_code)] // the tests only
+    pub async fn start_signing(identity: Option<PathBuf>) -> Self {
         let peers = std::env::var("LADOGA_RESTATE")
             .expect("LADOGA_RESTATE names .peers/restate: run `scripts/peers install`");
         let binary = PathBuf::from(peers)
@@ -38,6 +47,7 @@ impl Restate {
             admin,
             ingress: free_addr(),
             node: free_addr(),
+            identity,
             child: None,
         };
         std::fs::create_dir_all(&restate.dir).expect("a folder for restate-server");
@@ -139,7 +149,14 @@ impl Restate {
     /// Starts the server on its data and ports, and waits until it answers.
     pub async fn start_again(&mut self) {
         let log = |name| std::fs::File::create(self.dir.join(name)).expect("a log file");
-        let child = Command::new(&self.binary)
+        let mut command = Command::new(&self.binary);
+        if let Some(identity) = &self.identity {
+            command.env(
+                "RESTATE_WORKER__INVOKER__REQUEST_IDENTITY_PRIVATE_KEY_PEM_FILE",
+                identity,
+            );
+        }
+        let child = command
             .args(["--no-logo", "--node-name", "ladoga-test", "--base-dir"])
             .arg(self.dir.join("data"))
             .env("RESTATE_ADMIN__BIND_ADDRESS", self.admin.to_string())

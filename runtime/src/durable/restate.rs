@@ -54,6 +54,8 @@ pub struct Restate {
     seal: Option<Arc<Seal>>,
     /// What this server's `tools/list` is read from, once it runs.
     pub(super) lister: super::door::Lister,
+    /// The public keys of the restate-servers whose requests the endpoint takes.
+    identity_keys: Vec<String>,
 }
 
 impl std::fmt::Debug for Restate {
@@ -88,6 +90,7 @@ impl Restate {
             admin: None,
             seal: None,
             lister: Default::default(),
+            identity_keys: Vec::new(),
         }
     }
 
@@ -105,6 +108,18 @@ impl Restate {
     /// deployments register URI`).
     pub fn admin(mut self, admin: impl Into<String>) -> Self {
         self.admin = Some(admin.into().trim_end_matches('/').to_owned());
+        self
+    }
+
+    /// Takes only the requests restate-server signs with the private key whose public key is
+    /// `key` (`publickeyv1_…`, Restate's request identity: restate-server's
+    /// `worker.invoker.request-identity-private-key-pem-file`). May be given more than once, for
+    /// a key being rotated. Without it the endpoint takes any request that reaches it, and must
+    /// be reachable by restate-server only.
+    ///
+    /// [`Self::serve`] fails if a key does not read.
+    pub fn identity_key(mut self, key: impl Into<String>) -> Self {
+        self.identity_keys.push(key.into());
         self
     }
 
@@ -129,7 +144,8 @@ impl Restate {
     /// told where ([`Self::admin`]), and makes the server's calls of a durable orchestrator
     /// start their runs at the ingress and answer with what the runs answer.
     ///
-    /// Fails if the endpoint's address cannot be bound.
+    /// Fails if the endpoint's address cannot be bound, or an [identity key](Self::identity_key)
+    /// does not read.
     pub async fn serve(mut self, app: App) -> std::io::Result<App> {
         let listener = TcpListener::bind(self.endpoint).await?;
         let seal = self.seal.get_or_insert_with(|| {
@@ -144,16 +160,23 @@ impl Restate {
         self.endpoint = listener.local_addr()?;
         let (app, tools) = super::door::install(app).with_toolbox();
         let tools = Arc::new(tools);
-        let door = tools.clone();
-        tokio::spawn(async move { super::door::keep(&door).await });
-        let endpoint = Endpoint::builder()
+        let mut endpoint = Endpoint::builder()
             .bind(Runs {
-                tools,
+                tools: tools.clone(),
                 ingress: self.ingress.clone(),
                 seal,
             })
-            .bind(Tasks)
-            .build();
+            .bind(Tasks);
+        for key in &self.identity_keys {
+            endpoint = endpoint.identity_key(key).map_err(|error| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("the Restate identity key `{key}` does not read: {error}"),
+                )
+            })?;
+        }
+        let endpoint = endpoint.build();
+        tokio::spawn(async move { super::door::keep(&tools).await });
         // The endpoint serves as long as the process does; a drain ends the runs' calls.
         tokio::spawn(
             HttpServer::new(endpoint).serve_with_cancel(listener, std::future::pending::<()>()),
