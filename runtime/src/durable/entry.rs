@@ -9,7 +9,7 @@ use neva::types::CallToolResponse;
 
 use super::Journal;
 use super::approval::Approver;
-use super::restate::Lines;
+use super::lines::Lines;
 
 tokio::task_local! {
     /// The durable run this task's tool call is the workflow's entry into, if it is one.
