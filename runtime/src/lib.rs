@@ -38,7 +38,7 @@ pub use crate::approval::Approvals;
 pub use crate::brief::IntoBrief;
 pub use crate::error::RunError;
 pub use crate::limits::{DEFAULT_OUTPUT_RETRIES, DEFAULT_TURNS, Limits, OnLimit};
-pub use crate::model::{CompletionModel, DEFAULT_RETRIES, Fallback, Model};
+pub use crate::model::{CallerModel, CompletionModel, DEFAULT_RETRIES, Fallback, Model};
 pub use crate::outcome::{Outcome, Stop, TokenUsage, UnknownCall};
 pub use crate::run::{Drain, Orchestration};
 pub use crate::session::Session;

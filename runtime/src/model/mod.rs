@@ -1,9 +1,12 @@
 #![doc = include_str!("../docs/model.md")]
 
+pub(crate) mod caller;
 mod client;
 pub(crate) mod erased;
 mod fallback;
+mod sampling;
 
+pub use self::caller::CallerModel;
 pub use self::client::{CompletionModel, DEFAULT_RETRIES, Model};
 pub use self::fallback::Fallback;
 pub(crate) use self::fallback::{AnsweredBy, answered_by};

@@ -61,6 +61,9 @@ where
         let listener = Listener::new(self.settings.stream);
         let heard = |event: &svir::Event| listener.hear(event);
         let answer = answered_by(self.model.complete_streaming(request, &heard));
+        // Boxed and erased: the run's future is deep already, and a handler's holds it.
+        let answer: std::pin::Pin<Box<dyn Future<Output = _> + Send + '_>> =
+            Box::pin(crate::model::caller::serving(self.caller.as_ref(), answer));
         let (done, by) = self.recorded_answer(answer.instrument(span.clone())).await; // durable
         listener.finish();
         metrics::model_request(self.model.name(), sent, listener.first_piece(), &done);

@@ -77,6 +77,8 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     /// The journal a durable run records its steps in.
     #[cfg(feature = "restate")]
     pub(super) journal: Option<&'a crate::durable::Journal<'a>>,
+    /// The tool call the run answers, whose caller a [`CallerModel`](crate::CallerModel) asks.
+    pub(super) caller: Option<neva::Context>,
 }
 
 /// How the turns ended.
@@ -112,7 +114,14 @@ where
             window: crate::context::Window::default(),
             #[cfg(feature = "restate")]
             journal: None,
+            caller: None,
         }
+    }
+
+    /// Answers the tool call of `ctx`: a [`CallerModel`](crate::CallerModel) asks its caller.
+    pub(crate) fn serving(mut self, ctx: &neva::Context) -> Self {
+        self.caller = Some(ctx.clone());
+        self
     }
 
     /// Records each model request and each turn's calls in `journal`, the Restate handler's the

@@ -146,7 +146,8 @@ impl Orchestrator {
     {
         let mut run = Orchestration::new(model, tools)
             .settings(self.settings.clone())
-            .telling(approver.task());
+            .telling(approver.task())
+            .serving(ctx);
         // The server's shutdown, if it registered one, stops the run at the end of its grace.
         if let Ok(drain) = ctx.resolve::<Drain>() {
             run = run.drain(drain);

@@ -1,0 +1,176 @@
+//! `ladoga::CallerModel` through the real MCP path: a neva server whose orchestrator has no
+//! model of its own, and neva's client answering each `sampling/createMessage` with the scripted
+//! model behind real HTTP, through neva's `sampling_request` and `sampling_result`, as a host
+//! answers with its own model.
+//!
+//! Under `legacy-spec` (MCP 2025-11-25) each model request is a request to the client. Under MCP
+//! 2026-07-28 the caller's model is not asked yet: the run fails at once, saying so.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::{Server, text};
+use ladoga::testing::{Reply, ScriptedModel, ScriptedServer};
+use ladoga::{CompletionModel, REPORT_KEY, orchestrator};
+use neva::prelude::*;
+use neva::types::sampling::CreateMessageRequestParams;
+
+static NOTED: AtomicUsize = AtomicUsize::new(0);
+
+#[tool(descr = "Notes a line down")]
+async fn note(line: String) -> String {
+    NOTED.fetch_add(1, Ordering::SeqCst);
+    format!("noted: {line}")
+}
+
+/// Plans on the caller's model.
+#[orchestrator(model = ladoga::CallerModel, system = "Plan with the tools.")]
+async fn plan(focus: String) -> String {
+    format!("Plan around {focus}.")
+}
+
+/// Plans on the caller's model, else the server's own.
+#[orchestrator(model = ladoga::Fallback)]
+async fn plan_anyway(focus: String) -> String {
+    format!("Plan around {focus}.")
+}
+
+/// A model that notes two lines, a turn each, then answers.
+#[cfg(feature = "legacy-spec")]
+fn noting_twice() -> ScriptedModel {
+    ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::call("note", serde_json::json!({"line": "first"})),
+        1 => Reply::call("note", serde_json::json!({"line": "second"})),
+        _ => Reply::text("Planned."),
+    })
+}
+
+/// The server, and a client that answers sampling with `model` when there is one, counting
+/// the samples in `sampled`.
+async fn start(
+    model: Option<&ScriptedServer>,
+    sampled: Arc<AtomicUsize>,
+) -> (Server, neva::Client) {
+    start_with(model, sampled, None).await
+}
+
+/// [`start`], the server's own model behind the caller's in a `Fallback` when `own` is given.
+async fn start_with(
+    model: Option<&ScriptedServer>,
+    sampled: Arc<AtomicUsize>,
+    own: Option<&ScriptedServer>,
+) -> (Server, neva::Client) {
+    let mut app = App::new().add_singleton(ladoga::CallerModel::new());
+    if let Some(own) = own {
+        app =
+            app.add_singleton(ladoga::Fallback::new([ladoga::CallerModel::new()]).or(own.model()));
+    }
+    let server = Server::start(app).await;
+    let mut client = common::client_for(server.addr);
+    if let Some(model) = model {
+        let model = Arc::new(model.model());
+        #[allow(deprecated)] // sampling, deprecated in MCP 2026-07-28
+        client.map_sampling(move |params: CreateMessageRequestParams| {
+            let (model, sampled) = (model.clone(), sampled.clone());
+            async move {
+                sampled.fetch_add(1, Ordering::SeqCst);
+                let request = neva::svir::sampling_request(model.name(), params)?;
+                let done = model.complete(&request).await.map_err(|error| {
+                    neva::error::Error::new(
+                        neva::error::ErrorCode::InternalError,
+                        error.to_string(),
+                    )
+                })?;
+                neva::svir::sampling_result(&request, done)
+            }
+        });
+    }
+    client.connect().await.expect("connects");
+    (server, client)
+}
+
+#[cfg(feature = "legacy-spec")]
+#[tokio::test]
+async fn each_turn_is_sampled_once_from_the_caller_and_its_calls_run_here() {
+    let script = noting_twice();
+    let model = script.serve().await.expect("serves");
+    let sampled = Arc::new(AtomicUsize::new(0));
+    let (server, client) = start(Some(&model), sampled.clone()).await;
+    let before = NOTED.load(Ordering::SeqCst);
+
+    let result = client
+        .tools()
+        .call("plan", [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(common::unsessioned(&text(&result)), "Planned.");
+    // Three turns, each one sample, and each sample one request to the caller's model.
+    assert_eq!(sampled.load(Ordering::SeqCst), 3);
+    let requests = script.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(NOTED.load(Ordering::SeqCst) - before, 2);
+    // The caller's model saw the system prompt, the brief, the tools and the results.
+    let offered = requests[0].tool_names();
+    assert!(offered.contains(&"note".to_owned()), "{offered:?}");
+    assert!(
+        !offered.contains(&"plan".to_owned()),
+        "the caller is left out: {offered:?}"
+    );
+    assert!(
+        requests[2].tool_results()[1].1.contains("noted: second"),
+        "{:?}",
+        requests[2].tool_results()
+    );
+    let block = serde_json::to_value(&result.content[0]).expect("JSON");
+    let report = &block["_meta"][REPORT_KEY];
+    assert_eq!(report["model"], "caller", "{report}");
+    assert_eq!(report["turns"], 3, "{report}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_caller_that_cannot_sample_gets_a_clear_tool_error_before_anything_runs() {
+    let sampled = Arc::new(AtomicUsize::new(0));
+    let (server, client) = start(None, sampled).await;
+    let before = NOTED.load(Ordering::SeqCst);
+
+    let result = client
+        .tools()
+        .call("plan", [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert!(result.is_error, "{result:?}");
+    let told = text(&result);
+    #[cfg(feature = "legacy-spec")]
+    assert!(told.contains("sampling"), "{told}");
+    #[cfg(not(feature = "legacy-spec"))]
+    assert!(told.contains("2026-07-28"), "{told}");
+    assert_eq!(NOTED.load(Ordering::SeqCst), before, "no tool ran");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_fallback_asks_the_servers_own_model_when_the_caller_cannot_sample() {
+    let own = ScriptedModel::new([Reply::text("Planned on the server's model.")]);
+    let own_model = own.serve().await.expect("serves");
+    let sampled = Arc::new(AtomicUsize::new(0));
+    let (server, client) = start_with(None, sampled, Some(&own_model)).await;
+
+    let result = client
+        .tools()
+        .call("plan_anyway", [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(
+        common::unsessioned(&text(&result)),
+        "Planned on the server's model."
+    );
+    assert_eq!(own.requests().len(), 1);
+    let block = serde_json::to_value(&result.content[0]).expect("JSON");
+    assert_eq!(block["_meta"][REPORT_KEY]["model"], own.name(), "{block}");
+    server.stop().await;
+}
