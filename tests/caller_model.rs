@@ -3,8 +3,10 @@
 //! model behind real HTTP, through neva's `sampling_request` and `sampling_result`, as a host
 //! answers with its own model.
 //!
-//! Under `legacy-spec` (MCP 2025-11-25) each model request is a request to the client. Under MCP
-//! 2026-07-28 the caller's model is not asked yet: the run fails at once, saying so.
+//! Under MCP 2026-07-28 each model request is a round of the tool call: the call answers
+//! `input_required` with the sampling request, neva's client samples and calls again, and the
+//! run goes on from the run store. Under `legacy-spec` (MCP 2025-11-25) each model request is a
+//! request to the client.
 
 mod common;
 
@@ -38,7 +40,6 @@ async fn plan_anyway(focus: String) -> String {
 }
 
 /// A model that notes two lines, a turn each, then answers.
-#[cfg(feature = "legacy-spec")]
 fn noting_twice() -> ScriptedModel {
     ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
         0 => Reply::call("note", serde_json::json!({"line": "first"})),
@@ -91,7 +92,6 @@ async fn start_with(
     (server, client)
 }
 
-#[cfg(feature = "legacy-spec")]
 #[tokio::test]
 async fn each_turn_is_sampled_once_from_the_caller_and_its_calls_run_here() {
     let script = noting_twice();
@@ -144,10 +144,7 @@ async fn a_caller_that_cannot_sample_gets_a_clear_tool_error_before_anything_run
         .expect("tools/call");
     assert!(result.is_error, "{result:?}");
     let told = text(&result);
-    #[cfg(feature = "legacy-spec")]
     assert!(told.contains("sampling"), "{told}");
-    #[cfg(not(feature = "legacy-spec"))]
-    assert!(told.contains("2026-07-28"), "{told}");
     assert_eq!(NOTED.load(Ordering::SeqCst), before, "no tool ran");
     server.stop().await;
 }

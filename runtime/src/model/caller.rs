@@ -1,6 +1,8 @@
 //! The caller's model: an orchestrator that needs no model of its own asks the MCP client that
 //! called it, through sampling.
 
+use std::sync::{Arc, Mutex};
+
 use neva::Context;
 use svir::{Completion, ErrorKind, Request};
 
@@ -8,15 +10,48 @@ use super::sampling;
 use crate::model::CompletionModel;
 
 tokio::task_local! {
-    /// The request whose caller a [`CallerModel`] asks: the orchestrator's tool call.
-    static CALLER: Context;
+    /// The tool call whose caller a [`CallerModel`] asks.
+    static CALLER: Arc<Caller>;
 }
 
-/// `request`, a model request of the run of `ctx`'s tool call if there is one: a
+/// The tool call a run answers, whose caller a [`CallerModel`] asks, and the question that
+/// paused the run, when the caller answers in a later round (MCP 2026-07-28).
+#[derive(Debug)]
+pub(crate) struct Caller {
+    ctx: Context,
+    paused: Mutex<Option<neva::error::Error>>,
+}
+
+impl Caller {
+    /// The caller of `ctx`'s tool call.
+    pub(crate) fn of(ctx: &Context) -> Arc<Self> {
+        Arc::new(Self {
+            ctx: ctx.clone(),
+            paused: Mutex::new(None),
+        })
+    }
+
+    /// The question the last model request put to the caller for a later round, once.
+    pub(crate) fn take_pause(&self) -> Option<neva::error::Error> {
+        self.paused.lock().ok()?.take()
+    }
+
+    #[cfg_attr(feature = "legacy-spec", allow(dead_code))]
+    fn pause(&self, question: neva::error::Error) {
+        if let Ok(mut paused) = self.paused.lock() {
+            *paused = Some(question);
+        }
+    }
+}
+
+/// `request`, a model request of the run of `caller`'s tool call if there is one: a
 /// [`CallerModel`] asks that call's caller.
-pub(crate) async fn serving<T>(ctx: Option<&Context>, request: impl Future<Output = T>) -> T {
-    match ctx {
-        Some(ctx) => CALLER.scope(ctx.clone(), request).await,
+pub(crate) async fn serving<T>(
+    caller: Option<&Arc<Caller>>,
+    request: impl Future<Output = T>,
+) -> T {
+    match caller {
+        Some(caller) => CALLER.scope(caller.clone(), request).await,
         None => request.await,
     }
 }
@@ -32,11 +67,13 @@ pub(crate) async fn serving<T>(ctx: Option<&Context>, request: impl Future<Outpu
 /// first, the server's own model after it, for a caller that cannot sample. The run's report
 /// says `"model": "caller"`.
 ///
+/// Under MCP 2026-07-28, which keeps sampling only for migration (deprecated, an input request
+/// of a round), each model request is a round of the tool call: the run waits in the run store
+/// between rounds, as it does for an approval, and goes on when the caller calls again with its
+/// sample; nothing is asked or called twice, and with a shared store any replica takes the next
+/// round. A call that runs as an MCP task cannot be sampled (neva 0.9 samples no task's caller).
 /// Under `legacy-spec` (MCP 2025-11-25) each request is a request to the client, bounded by the
-/// run's `timeout` and neva's request timeout. MCP 2026-07-28 keeps sampling only for migration
-/// (deprecated, an input request of a round): this generation does not ask through it yet, and
-/// a run on the caller's model fails at its first request, saying so (a `Fallback` then asks
-/// its next model).
+/// run's `timeout` and neva's request timeout.
 ///
 /// A caller that cannot sample fails the run at its first model request, before any tool is
 /// called, with a tool error that says so.
@@ -65,37 +102,69 @@ impl CompletionModel for CallerModel {
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
-        let ctx = CALLER.try_with(Clone::clone).map_err(|_| {
+        let caller = CALLER.try_with(Clone::clone).map_err(|_| {
             unreachable("the caller's model answers only an orchestrator's run: there is no caller")
         })?;
         let params = sampling::params(request)?;
-        let sample = sample(&ctx, params).await?;
+        // The same request, after a pause, is the same key: its answer is found in the round.
+        let key = format!("ladoga/sample/{}", request.messages.len());
+        let sample = sample(&caller, key, params).await?;
         sampling::completion(&sample)
+    }
+
+    fn asks_caller(&self) -> bool {
+        true
     }
 }
 
 /// The caller's sample for `params`: a request to it (MCP 2025-11-25).
 #[cfg(feature = "legacy-spec")]
 async fn sample(
-    ctx: &Context,
+    caller: &Caller,
+    key: String,
     params: neva::types::sampling::CreateMessageRequestParams,
 ) -> Result<neva::types::sampling::CreateMessageResult, svir::Error> {
-    ctx.sample(params).await.map_err(|error| {
+    let _ = key;
+    caller.ctx.sample(params).await.map_err(|error| {
         tracing::warn!(target: "ladoga", %error, "the caller did not sample");
         unreachable("the caller did not answer the sampling request (it may not support sampling)")
     })
 }
 
-/// Not yet under MCP 2026-07-28, where sampling is an input request of a round.
+/// The caller's sample for `params`, filed under `key`: in this round, when the caller sent it
+/// with its call, else the question that pauses the run until the next (MCP 2026-07-28).
 #[cfg(not(feature = "legacy-spec"))]
 async fn sample(
-    ctx: &Context,
+    caller: &Caller,
+    key: String,
     params: neva::types::sampling::CreateMessageRequestParams,
 ) -> Result<neva::types::sampling::CreateMessageResult, svir::Error> {
-    let _ = (ctx, params);
-    Err(unreachable(
-        "the caller's model is not asked under MCP 2026-07-28 yet (only under `legacy-spec`)",
-    ))
+    let ctx = &caller.ctx;
+    if !ctx.client_capabilities().sampling {
+        return Err(unreachable("the caller did not declare sampling"));
+    }
+    if ctx.is_task() {
+        return Err(unreachable(
+            "a call that runs as an MCP task cannot sample its caller",
+        ));
+    }
+    #[allow(deprecated)] // sampling, kept in MCP 2026-07-28 for migration
+    let sampled = ctx.sample(key, params).await;
+    match sampled {
+        Ok(sample) => Ok(sample),
+        Err(question) if question.code() == neva::error::ErrorCode::InputRequired => {
+            caller.pause(question);
+            // Not a failure a `Fallback` moves on from: the run pauses.
+            Err(svir::Error::new(ErrorKind::Unsupported)
+                .with_detail("the caller answers in the next round"))
+        }
+        Err(error) => {
+            tracing::warn!(target: "ladoga", %error, "the caller did not sample");
+            Err(unreachable(
+                "the caller did not answer the sampling request",
+            ))
+        }
+    }
 }
 
 /// The error of a caller that could not be asked: as a model server that could not be reached,

@@ -76,6 +76,13 @@ pub trait CompletionModel: Send + Sync {
     fn schema_profile(&self) -> SchemaProfile {
         SchemaProfile::default()
     }
+
+    /// Whether this model asks the MCP caller of the run, as [`CallerModel`](crate::CallerModel)
+    /// does: a run on it is kept between the rounds of its tool call. `false` unless the type
+    /// says otherwise.
+    fn asks_caller(&self) -> bool {
+        false
+    }
 }
 
 /// The default model: an `svir::Client` for an OpenAI-compatible server, and the model name to

@@ -30,6 +30,9 @@ pub trait DynModel: Send + Sync {
 
     /// [`CompletionModel::schema_profile`].
     fn schema_profile(&self) -> SchemaProfile;
+
+    /// [`CompletionModel::asks_caller`].
+    fn asks_caller(&self) -> bool;
 }
 
 impl<M: CompletionModel> DynModel for M {
@@ -55,6 +58,10 @@ impl<M: CompletionModel> DynModel for M {
     fn schema_profile(&self) -> SchemaProfile {
         CompletionModel::schema_profile(self)
     }
+
+    fn asks_caller(&self) -> bool {
+        CompletionModel::asks_caller(self)
+    }
 }
 
 #[diagnostic::do_not_recommend]
@@ -77,5 +84,9 @@ impl CompletionModel for dyn DynModel + '_ {
 
     fn schema_profile(&self) -> SchemaProfile {
         DynModel::schema_profile(self)
+    }
+
+    fn asks_caller(&self) -> bool {
+        DynModel::asks_caller(self)
     }
 }

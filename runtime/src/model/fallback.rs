@@ -161,6 +161,13 @@ impl CompletionModel for Fallback {
 
     /// The models' schema profile when they all have the same one, else the default: the
     /// tools are offered once, in one form, whichever model answers.
+    /// Whether any of its models asks the run's caller.
+    fn asks_caller(&self) -> bool {
+        self.models
+            .iter()
+            .any(|model| erased::DynModel::asks_caller(&**model))
+    }
+
     fn schema_profile(&self) -> SchemaProfile {
         let first = erased::DynModel::schema_profile(&*self.models[0]);
         let shared = self

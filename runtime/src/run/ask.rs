@@ -66,6 +66,12 @@ where
             Box::pin(crate::model::caller::serving(self.caller.as_ref(), answer));
         let (done, by) = self.recorded_answer(answer.instrument(span.clone())).await; // durable
         listener.finish();
+        // The caller's model asks in the next round: the run pauses, nothing failed.
+        if done.is_err()
+            && let Some(question) = self.caller.as_ref().and_then(|caller| caller.take_pause())
+        {
+            return Err(RunError::Paused(question));
+        }
         metrics::model_request(self.model.name(), sent, listener.first_piece(), &done);
         if let Some(first) = listener.first_piece() {
             spans::first_piece(&span, first);

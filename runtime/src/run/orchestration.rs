@@ -78,7 +78,7 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     #[cfg(feature = "restate")]
     pub(super) journal: Option<&'a crate::durable::Journal<'a>>,
     /// The tool call the run answers, whose caller a [`CallerModel`](crate::CallerModel) asks.
-    pub(super) caller: Option<neva::Context>,
+    pub(super) caller: Option<std::sync::Arc<crate::model::caller::Caller>>,
 }
 
 /// How the turns ended.
@@ -120,7 +120,7 @@ where
 
     /// Answers the tool call of `ctx`: a [`CallerModel`](crate::CallerModel) asks its caller.
     pub(crate) fn serving(mut self, ctx: &neva::Context) -> Self {
-        self.caller = Some(ctx.clone());
+        self.caller = Some(crate::model::caller::Caller::of(ctx));
         self
     }
 

@@ -87,7 +87,11 @@ where
                         return Ok(Ended::Limit(Stop::Budget)); // budget
                     }
                     self.compact(run).await?; // context
-                    let done = self.ask_turn(run).await?; // the model request
+                    let done = match self.ask_turn(run).await {
+                        // The caller's model: its sample comes with the next round.
+                        Err(RunError::Paused(question)) => return Ok(Ended::Paused(question)),
+                        done => done?, // the model request
+                    };
                     if done.calls.is_empty() {
                         run.progress.answered(run.turns).await;
                         return Ok(Ended::Answered(done, Stop::Answered));

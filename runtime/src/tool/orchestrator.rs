@@ -462,7 +462,7 @@ impl Orchestrator {
             brief,
             tools,
             approvals,
-        } = self.prepare(ctx, brief).await?;
+        } = self.prepare(ctx, brief, model.asks_caller()).await?;
         let lease = self.lease(ctx, keeper.as_deref()).await?;
         let approver = self.approver(ctx);
         let run = self
@@ -502,7 +502,7 @@ impl Orchestrator {
             brief,
             tools,
             approvals,
-        } = self.prepare(ctx, brief).await?;
+        } = self.prepare(ctx, brief, model.asks_caller()).await?;
         let lease = self.lease(ctx, keeper.as_deref()).await?;
         let approver = self.approver(ctx);
         let run = self

@@ -51,9 +51,11 @@ impl Orchestrator {
         &self,
         ctx: &Context,
         brief: impl IntoBrief,
+        asks_caller: bool,
     ) -> Result<Prepared, RunError> {
-        // Boxed, and only for a run that asks: a keeper is a kilobyte every run would carry.
-        let keeper = match self.approvals.is_none() && !self.asks(ctx) {
+        // Boxed, and only for a run that asks (its model too): a keeper is a kilobyte every run
+        // would carry.
+        let keeper = match self.approvals.is_none() && !self.asks(ctx) && !asks_caller {
             true => None,
             false => Box::pin(self.keeper(ctx)).await?.map(Box::new),
         };
@@ -88,12 +90,9 @@ impl Orchestrator {
         Box::pin(self.briefing.open(ctx, brief)).await
     }
 
-    /// The keeper of a run that asks for approvals or lets the model ask: a new run, or the
-    /// paused one this round of the tool call goes on with. `None` for a run that asks nothing.
+    /// The keeper of a run that asks its caller (approvals, the model's questions, or its model
+    /// the caller's): a new run, or the paused one this round of the tool call goes on with.
     async fn keeper(&self, ctx: &Context) -> Result<Option<Keeper>, RunError> {
-        if self.approvals.is_none() && !self.asks(ctx) {
-            return Ok(None);
-        }
         let runs = ctx
             .resolve_shared::<Runs>()
             .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
