@@ -171,3 +171,56 @@ async fn a_fallback_asks_the_servers_own_model_when_the_caller_cannot_sample() {
     assert_eq!(block["_meta"][REPORT_KEY]["model"], own.name(), "{block}");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn ask_plans_the_week_on_its_own_model_for_a_board_on_the_callers_model() {
+    let callers = ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::call("add_task", serde_json::json!({"title": "Tag v1.0"})),
+        _ => Reply::text("Planned with the caller's model."),
+    });
+    let own = ScriptedModel::new([Reply::text("The board's own model.")]);
+    let (callers_model, own_model) = (
+        callers.serve().await.expect("serves"),
+        own.serve().await.expect("serves"),
+    );
+    let db = std::env::temp_dir().join(format!("ladoga-caller-model-{}.db", std::process::id()));
+    let db_arg = db.display().to_string();
+    let (_board, addr) = common::board_over_http_with(
+        &own_model.url(),
+        "scripted",
+        &["--caller-model", "--db", &db_arg],
+    )
+    .await;
+
+    let output = tokio::process::Command::new(common::exe("ask"))
+        .args(["--url", &format!("http://{addr}/mcp")])
+        .args(["--model-url", &callers_model.url(), "--model", "scripted"])
+        .args(["plan_week", "focus=the release"])
+        .env_remove("LADOGA_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("the ask binary runs");
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{printed}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        printed.contains("Planned with the caller's model."),
+        "{printed}"
+    );
+    // Each turn sampled from `ask`'s model; the board's own never asked; the call ran here.
+    assert_eq!(callers.requests().len(), 2);
+    assert!(own.requests().is_empty());
+    assert!(
+        callers.requests()[1].tool_results()[0]
+            .1
+            .contains("Added task"),
+        "{:?}",
+        callers.requests()[1].tool_results()
+    );
+    let _ = std::fs::remove_file(&db);
+}

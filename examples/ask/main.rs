@@ -2,8 +2,12 @@
 //! prints its result. The demo uses it to call `plan_week` on `board`.
 //!
 //! ```text
-//! ask [--url http://127.0.0.1:3000/mcp] TOOL [NAME=VALUE ...]
+//! ask [--url http://127.0.0.1:3000/mcp] [--model-url URL [--model NAME]] TOOL [NAME=VALUE ...]
 //! ```
+//!
+//! With `--model-url`, `ask` answers the server's sampling requests (`sampling/createMessage`)
+//! with that OpenAI-compatible model server, as a host answers with its own model: a tool on
+//! `ladoga::CallerModel` runs on it. Without it, `ask` declares no sampling.
 //!
 //! With `LADOGA_TOKEN` set, its value goes with each request as the bearer token (`board --auth`
 //! requires one). An environment variable, not a flag: a command line shows in `ps`.
@@ -25,6 +29,18 @@ struct Cli {
     /// The server's address and endpoint.
     #[arg(long, default_value = "http://127.0.0.1:3000/mcp")]
     url: String,
+    /// Answer the server's sampling requests with the OpenAI-compatible model server at this
+    /// URL.
+    #[arg(long, value_name = "URL")]
+    model_url: Option<String>,
+    /// The model name to ask that server for.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "qwen3",
+        requires = "model_url"
+    )]
+    model: String,
     /// The tool to call.
     tool: String,
     /// Its arguments, as `name=value`; a value that parses as JSON is sent as that JSON.
@@ -79,11 +95,40 @@ async fn call(cli: &Cli) -> Result<CallToolResponse, Error> {
         })
         .with_timeout(Duration::from_secs(600))
     });
+    if let Some(url) = &cli.model_url {
+        answer_sampling(&mut client, url, &cli.model)?;
+    }
     client.connect().await?;
     let args: Vec<(String, serde_json::Value)> = cli.args.clone();
     let result = client.tools().call(cli.tool.as_str(), args).await;
     client.disconnect().await?;
     result
+}
+
+/// Has `client` answer each sampling request with the model `name` of the server at `url`.
+fn answer_sampling(client: &mut Client, url: &str, name: &str) -> Result<(), Error> {
+    let model = svir::Client::openai(url).build().map_err(|error| {
+        Error::new(
+            ErrorCode::InvalidParams,
+            format!("`{url}` is no model server's URL: {error}"),
+        )
+    })?;
+    let (model, name) = (std::sync::Arc::new(model), name.to_owned());
+    #[allow(deprecated)] // sampling, kept in MCP 2026-07-28 for migration
+    client.map_sampling(
+        move |params: neva::types::sampling::CreateMessageRequestParams| {
+            let (model, name) = (model.clone(), name.clone());
+            async move {
+                let request = neva::svir::sampling_request(name, params)?;
+                let done = model.complete(&request).await.map_err(|error| {
+                    eprintln!("ask: the model did not answer a sampling request: {error}");
+                    Error::new(ErrorCode::InternalError, "the model did not answer")
+                })?;
+                neva::svir::sampling_result(&request, done)
+            }
+        },
+    );
+    Ok(())
 }
 
 /// `http://127.0.0.1:3000/mcp` as the address and the endpoint neva's client takes.

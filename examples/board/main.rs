@@ -6,7 +6,7 @@
 //!       | --stdio] [--model-url URL] [--model NAME] [--remote URL] [--db PATH] [--drain 30s]
 //!       [--admin 127.0.0.1:PORT]
 //!       [--restate-endpoint ADDR --restate-ingress URL [--restate-admin URL] [--restate-advertise URL]
-//!        [--restate-identity-key KEY]]
+//!        [--restate-identity-key KEY]] [--caller-model]
 //! ```
 //!
 //! Served over Streamable HTTP at `/mcp` on `127.0.0.1:3000` unless told otherwise. The model is
@@ -46,6 +46,11 @@
 //! `/healthz`, `/readyz` (`503` with the reason while draining or while a store does not
 //! answer) and `/metrics` (what `ladoga::metrics` records, in Prometheus' text format).
 //!
+//! With `--caller-model`, `plan_week` plans with its caller's own model (`ladoga::CallerModel`,
+//! `planner.rs`): each model request is put to the MCP client that called it as
+//! `sampling/createMessage`, and the board's model is asked only when that client cannot sample.
+//! `ask --model-url URL plan_week …` is such a client.
+//!
 //! With `--restate-endpoint ADDR --restate-ingress URL`, `plan_week` runs durable
 //! (`ladoga::durable`): each call is a Restate workflow invocation, run through the Restate
 //! endpoint the board serves at `ADDR` (registered with `--restate-admin URL`), each model
@@ -58,6 +63,7 @@ mod auth;
 mod front;
 mod grace;
 mod oauth;
+mod planner;
 mod remote;
 mod replicas;
 #[cfg(unix)]
@@ -180,6 +186,10 @@ struct Cli {
     /// `--restate-endpoint`: the load balancer in front of every replica's endpoint.
     #[arg(long, value_name = "URL", requires = "restate_endpoint")]
     restate_advertise: Option<String>,
+    /// Plan with the caller's own model: `plan_week` puts each model request to the MCP client
+    /// that called it (sampling), and asks the board's model only when that client cannot.
+    #[arg(long)]
+    caller_model: bool,
     /// Take only the requests restate-server signs with the private key of this public key
     /// (`publickeyv1_…`, Restate's request identity); may be given twice, while a key is
     /// rotated. Without it the endpoint takes any request, and must be reachable by
@@ -336,6 +346,7 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
         }
     };
     let model = ladoga::Model::new(client, &cli.model);
+    let planner = planner::Planner::new(model.clone(), cli.caller_model);
     let remote = match &cli.remote {
         Some(url) => match remote::Remote::connect(url).await {
             Ok(remote) => remote,
@@ -419,6 +430,7 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
             }
         })
         .add_singleton(model)
+        .add_singleton(planner)
         .add_singleton(board)
         .add_singleton(remote)
         .add_singleton(drain.clone());

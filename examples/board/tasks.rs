@@ -73,6 +73,7 @@ pub(crate) async fn clear_board(board: Dc<Board>) -> Result<String, Error> {
 
 /// Plans the week around a focus, keeping the task board up to date.
 #[orchestrator(
+    model = crate::planner::Planner,
     system = "You keep the user's task board with the tools you have. \
               Add the tasks the plan needs, then answer with the plan.",
     turns = 8,

@@ -43,10 +43,11 @@ impl Restate {
         self.ingress.post(path, body).await
     }
 
-    /// Where the durable run `key` is; none when restate-server knows no such run.
-    async fn output(&self, key: &str) -> Result<Option<Output>, Error> {
+    /// What restate-server's ingress says of the durable run `key` at `what` (`output`, now,
+    /// or `attach`, once it has ended): the status, and the body.
+    async fn workflow(&self, key: &str, what: &str) -> Result<(u16, serde_json::Value), Error> {
         let url = format!(
-            "{}/restate/workflow/{SERVICE}/{key}/output",
+            "{}/restate/workflow/{SERVICE}/{key}/{what}",
             self.ingress.url
         );
         let answer = self
@@ -57,7 +58,12 @@ impl Restate {
             .await
             .map_err(unreachable)?;
         let status = answer.status().as_u16();
-        let body: serde_json::Value = answer.json().await.unwrap_or_default();
+        Ok((status, answer.json().await.unwrap_or_default()))
+    }
+
+    /// Where the durable run `key` is; none when restate-server knows no such run.
+    async fn output(&self, key: &str) -> Result<Option<Output>, Error> {
+        let (status, body) = self.workflow(key, "output").await?;
         Ok(match status {
             404 => None,
             470 => Some(Output::Working),
@@ -178,19 +184,7 @@ impl Restate {
             // Still running: its answer is waited for, below.
             Some(_) => {}
         }
-        let url = format!(
-            "{}/restate/workflow/{SERVICE}/{key}/attach",
-            self.ingress.url
-        );
-        let answer = self
-            .ingress
-            .client
-            .get(url)
-            .send()
-            .await
-            .map_err(unreachable)?;
-        let status = answer.status().as_u16();
-        let body: serde_json::Value = answer.json().await.unwrap_or_default();
+        let (status, body) = self.workflow(key, "attach").await?;
         match status {
             200..=299 => Ok(related(body)),
             409 => Err(failure("the task was cancelled")),
