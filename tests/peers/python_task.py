@@ -28,6 +28,7 @@ from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
 
 TASKS = "io.modelcontextprotocol/tasks"
 REPORT_KEY = "io.github.ladoga-rs/run"
@@ -110,6 +111,18 @@ class Tasks(ClientExtension):
             raise RuntimeError(f"task {state.task_id} ended {state.status}: {state.error}")
         return types.CallToolResult.model_validate(state.result)
 
+    async def poll(self, session: ClientSession, task_id: str) -> TaskState:
+        """`tasks/get`, polled again when the HTTP request itself failed: a replica killed while
+        it answered a poll leaves the proxy nothing to answer it with but a `502`, and a poll
+        changes nothing, so it is safe to send again."""
+        for attempt in range(10):
+            try:
+                return await session.send_request(GetTask(params=TaskParams(task_id=task_id)), TaskState)
+            except MCPError as error:
+                if error.error.message != "Server returned an error response" or attempt == 9:
+                    raise
+                await asyncio.sleep(0.2)
+
     async def follow(self, session: ClientSession, handle: TaskHandle) -> TaskState:
         """Polls `handle`'s task until it ends, answering its questions, cancelling it if told."""
         created = time.monotonic()
@@ -122,9 +135,7 @@ class Tasks(ClientExtension):
                         CancelTask(params=TaskParams(task_id=handle.task_id)), types.EmptyResult
                     )
                     cancelled = True
-            state = await session.send_request(
-                GetTask(params=TaskParams(task_id=handle.task_id)), TaskState
-            )
+            state = await self.poll(session, handle.task_id)
             self.seen.append(
                 {
                     "status": state.status,
