@@ -17,6 +17,7 @@ use common::{Server, text};
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer};
 use ladoga::{CompletionModel, REPORT_KEY, orchestrator};
 use neva::prelude::*;
+use neva::types::elicitation::{ElicitRequestParams, ElicitResult};
 use neva::types::sampling::CreateMessageRequestParams;
 
 static NOTED: AtomicUsize = AtomicUsize::new(0);
@@ -39,6 +40,30 @@ async fn plan_anyway(focus: String) -> String {
     format!("Plan around {focus}.")
 }
 
+/// Plans on the caller's model, each note approved by the caller first.
+#[orchestrator(model = ladoga::CallerModel, approve = ["note"])]
+async fn plan_approved(focus: String) -> String {
+    format!("Plan around {focus}.")
+}
+
+/// A count, the typed answer of [`count`].
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Count {
+    total: i64,
+}
+
+/// Counts on the caller's model, its answer typed.
+#[orchestrator(model = ladoga::CallerModel, output = Count)]
+async fn count(focus: String) -> String {
+    format!("Count {focus}.")
+}
+
+/// Plans on the caller's model for one turn, then asks it for an answer.
+#[orchestrator(model = ladoga::CallerModel, turns = 1, on_limit = "answer")]
+async fn plan_briefly(focus: String) -> String {
+    format!("Plan around {focus}.")
+}
+
 /// A model that notes two lines, a turn each, then answers.
 fn noting_twice() -> ScriptedModel {
     ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
@@ -57,11 +82,30 @@ async fn start(
     start_with(model, sampled, None).await
 }
 
+/// [`start`], the client approving every call when it counts them in `approved`.
+async fn start_approving(
+    model: Option<&ScriptedServer>,
+    sampled: Arc<AtomicUsize>,
+    approved: Option<Arc<AtomicUsize>>,
+) -> (Server, neva::Client) {
+    start_with_approving(model, sampled, None, approved).await
+}
+
 /// [`start`], the server's own model behind the caller's in a `Fallback` when `own` is given.
 async fn start_with(
     model: Option<&ScriptedServer>,
     sampled: Arc<AtomicUsize>,
     own: Option<&ScriptedServer>,
+) -> (Server, neva::Client) {
+    start_with_approving(model, sampled, own, None).await
+}
+
+/// The server, and its client: see [`start_with`] and [`start_approving`].
+async fn start_with_approving(
+    model: Option<&ScriptedServer>,
+    sampled: Arc<AtomicUsize>,
+    own: Option<&ScriptedServer>,
+    approved: Option<Arc<AtomicUsize>>,
 ) -> (Server, neva::Client) {
     let mut app = App::new().add_singleton(ladoga::CallerModel::new());
     if let Some(own) = own {
@@ -88,8 +132,99 @@ async fn start_with(
             }
         });
     }
+    if let Some(approved) = approved {
+        client.map_elicitation(move |_: ElicitRequestParams| {
+            let approved = approved.clone();
+            async move {
+                approved.fetch_add(1, Ordering::SeqCst);
+                ElicitResult::accept()
+            }
+        });
+    }
     client.connect().await.expect("connects");
     (server, client)
+}
+
+/// The reply of `client`'s call of `tool`, its text, and its report.
+async fn called(client: &mut neva::Client, tool: &str) -> (String, serde_json::Value) {
+    let result = client
+        .tools()
+        .call(tool, [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    let block = serde_json::to_value(&result.content[0]).expect("JSON");
+    let report = block["_meta"][REPORT_KEY].clone();
+    (common::unsessioned(&text(&result)).to_owned(), report)
+}
+
+#[tokio::test]
+async fn an_approval_inside_a_run_on_the_callers_model_is_a_round_of_its_own() {
+    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::call("note", serde_json::json!({"line": "approved"})),
+        _ => Reply::text("Planned, approved."),
+    });
+    let model = script.serve().await.expect("serves");
+    let (sampled, approved) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (server, mut client) =
+        start_approving(Some(&model), sampled.clone(), Some(approved.clone())).await;
+    let before = NOTED.load(Ordering::SeqCst);
+
+    let (answer, report) = called(&mut client, "plan_approved").await;
+    assert_eq!(answer, "Planned, approved.");
+    // Two samples, one approval between them, the call run once: nothing asked twice.
+    assert_eq!(sampled.load(Ordering::SeqCst), 2);
+    assert_eq!(script.requests().len(), 2);
+    assert_eq!(approved.load(Ordering::SeqCst), 1);
+    assert_eq!(NOTED.load(Ordering::SeqCst) - before, 1);
+    assert_eq!(report["model"], "caller", "{report}");
+    assert_eq!(report["approvals"][0]["decision"], "approved", "{report}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_typed_answer_asked_for_again_is_sampled_in_a_round_of_its_own() {
+    let script = ScriptedModel::new([
+        Reply::text("There are four."),
+        Reply::text(r#"{"total": 4}"#),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let sampled = Arc::new(AtomicUsize::new(0));
+    let (server, client) = start(Some(&model), sampled.clone()).await;
+
+    let result = client
+        .tools()
+        .call("count", [("focus", "the tasks")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(result.struct_content, Some(serde_json::json!({"total": 4})));
+    // The answer, then the request for it as JSON: each sampled once.
+    assert_eq!(sampled.load(Ordering::SeqCst), 2);
+    let requests = script.requests();
+    assert_eq!(requests.len(), 2);
+    let asked = requests[1].messages().last().expect("a message")["content"].to_string();
+    assert!(asked.contains("`Count` schema"), "{asked}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_answer_at_the_turn_limit_is_sampled_in_a_round_of_its_own() {
+    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::call("note", serde_json::json!({"line": "one turn"})),
+        _ => Reply::text("Planned in one turn."),
+    });
+    let model = script.serve().await.expect("serves");
+    let sampled = Arc::new(AtomicUsize::new(0));
+    let (server, mut client) = start(Some(&model), sampled.clone()).await;
+    let before = NOTED.load(Ordering::SeqCst);
+
+    let (answer, report) = called(&mut client, "plan_briefly").await;
+    assert_eq!(answer, "Planned in one turn.");
+    assert_eq!(sampled.load(Ordering::SeqCst), 2);
+    assert_eq!(NOTED.load(Ordering::SeqCst) - before, 1);
+    assert_eq!(report["stop"], "turns", "{report}");
+    server.stop().await;
 }
 
 #[tokio::test]

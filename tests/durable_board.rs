@@ -112,6 +112,52 @@ async fn a_durable_plan_week_answers_as_a_plain_one_with_its_run_on_restate() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn a_durable_plan_week_on_the_callers_model_plans_on_the_boards_own_instead() {
+    let restate = Restate::start().await;
+    let script = adding_then_answering(Duration::ZERO);
+    let model = script.serve().await.expect("the model's server");
+    let scratch = Scratch::new("durable-board-caller-model");
+    let http = free_addr();
+    let more = ["--caller-model"];
+    let _board = durable_board_with(
+        http,
+        free_addr(),
+        &restate,
+        &model.url(),
+        &scratch.path,
+        &more,
+    )
+    .await;
+    restate.wait_for_service("LadogaRun").await;
+
+    // A caller that samples: a durable run still does not ask it, its Fallback moves on.
+    let sampled = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut client = common::client_for(http);
+    let counted = sampled.clone();
+    #[allow(deprecated)] // sampling, deprecated in MCP 2026-07-28
+    client.map_sampling(
+        move |_: neva::types::sampling::CreateMessageRequestParams| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let refused = neva::error::Error::new(neva::error::ErrorCode::InternalError, "asked");
+            async { Err::<neva::types::sampling::CreateMessageResult, _>(refused) }
+        },
+    );
+    client.connect().await.expect("connects");
+    let result = client
+        .tools()
+        .call("plan_week", [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(answer(&result), PLANNED);
+    assert_eq!(sampled.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert_eq!(script.requests().len(), 2, "the board's own model planned");
+    let runs = restate.invocations("LadogaRun").await;
+    assert_eq!(runs.len(), 1, "one durable run: {runs:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_board_killed_while_the_model_answers_goes_on_from_the_journal_once_restarted() {
     let restate = Restate::start().await;
     let script = adding_then_answering(Duration::from_secs(3));

@@ -109,6 +109,20 @@ impl Stop {
             Self::Depth => "depth",
         }
     }
+
+    /// The stop whose [`name`](Self::name) is `name`.
+    pub(crate) fn named(name: &str) -> Option<Self> {
+        [
+            Self::Answered,
+            Self::TurnLimit,
+            Self::Deadline,
+            Self::Budget,
+            Self::Stuck,
+            Self::Depth,
+        ]
+        .into_iter()
+        .find(|stop| stop.name() == name)
+    }
 }
 
 /// Tokens used, summed over the requests of a run.

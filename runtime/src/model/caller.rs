@@ -20,6 +20,8 @@ tokio::task_local! {
 pub(crate) struct Caller {
     ctx: Context,
     paused: Mutex<Option<neva::error::Error>>,
+    /// Why the caller may not be asked, when it may not.
+    refusal: Option<&'static str>,
 }
 
 impl Caller {
@@ -28,6 +30,18 @@ impl Caller {
         Arc::new(Self {
             ctx: ctx.clone(),
             paused: Mutex::new(None),
+            refusal: None,
+        })
+    }
+
+    /// The caller of a durable run, which a [`CallerModel`] may not ask: a round would be
+    /// journaled as a failed model request, and a replayed run could not find its sample.
+    #[cfg(feature = "restate")]
+    pub(crate) fn in_durable_run(&self) -> Arc<Self> {
+        Arc::new(Self {
+            ctx: self.ctx.clone(),
+            paused: Mutex::new(None),
+            refusal: Some("a durable run cannot sample its caller"),
         })
     }
 
@@ -105,10 +119,11 @@ impl CompletionModel for CallerModel {
         let caller = CALLER.try_with(Clone::clone).map_err(|_| {
             unreachable("the caller's model answers only an orchestrator's run: there is no caller")
         })?;
+        if let Some(refusal) = caller.refusal {
+            return Err(unreachable(refusal));
+        }
         let params = sampling::params(request)?;
-        // The same request, after a pause, is the same key: its answer is found in the round.
-        let key = format!("ladoga/sample/{}", request.messages.len());
-        let sample = sample(&caller, key, params).await?;
+        let sample = sample(&caller, params).await?;
         sampling::completion(&sample)
     }
 
@@ -121,25 +136,23 @@ impl CompletionModel for CallerModel {
 #[cfg(feature = "legacy-spec")]
 async fn sample(
     caller: &Caller,
-    key: String,
     params: neva::types::sampling::CreateMessageRequestParams,
 ) -> Result<neva::types::sampling::CreateMessageResult, svir::Error> {
-    let _ = key;
     caller.ctx.sample(params).await.map_err(|error| {
         tracing::warn!(target: "ladoga", %error, "the caller did not sample");
         unreachable("the caller did not answer the sampling request (it may not support sampling)")
     })
 }
 
-/// The caller's sample for `params`, filed under `key`: in this round, when the caller sent it
-/// with its call, else the question that pauses the run until the next (MCP 2026-07-28).
+/// The caller's sample for `params`: in this round, when the caller sent it with its call,
+/// else the question that pauses the run until the next (MCP 2026-07-28).
 #[cfg(not(feature = "legacy-spec"))]
 async fn sample(
     caller: &Caller,
-    key: String,
     params: neva::types::sampling::CreateMessageRequestParams,
 ) -> Result<neva::types::sampling::CreateMessageResult, svir::Error> {
     let ctx = &caller.ctx;
+    let key = key_of(&params);
     if !ctx.client_capabilities().sampling {
         return Err(unreachable("the caller did not declare sampling"));
     }
@@ -171,4 +184,13 @@ async fn sample(
 /// so a [`Fallback`](crate::Fallback) moves on to the next model.
 fn unreachable(what: &'static str) -> svir::Error {
     svir::Error::new(ErrorKind::Transport).with_detail(what)
+}
+
+/// The key a sample of `params` is filed under: the request's own digest, so the same request
+/// made again after a pause finds its answer in the round, and no other request does.
+#[cfg(not(feature = "legacy-spec"))]
+fn key_of(params: &neva::types::sampling::CreateMessageRequestParams) -> String {
+    let text = serde_json::to_string(params).unwrap_or_default();
+    let digest = crate::session::principal::digest(&text);
+    format!("ladoga/sample/{}", &digest[..16])
 }

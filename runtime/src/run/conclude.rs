@@ -6,7 +6,7 @@ use crate::error::RunError;
 use crate::limits::{OnLimit, partial};
 use crate::model::{AnsweredBy, CompletionModel};
 use crate::outcome::{Outcome, Stop, TokenUsage};
-use crate::run::state::Run;
+use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration};
 
 impl<M, T> Orchestration<'_, M, T>
@@ -30,7 +30,7 @@ where
     }
 
     /// The policy at a bound.
-    async fn at_limit(&self, stop: Stop, run: Run) -> Result<Outcome, RunError> {
+    async fn at_limit(&self, stop: Stop, mut run: Run) -> Result<Outcome, RunError> {
         let policy = self.settings.limits.on_limit;
         tracing::info!(target: "ladoga", ?stop, %policy, "the run reached a bound");
         match policy {
@@ -40,8 +40,19 @@ where
                 // model may not call one; a call it makes anyway is never run. At any bound but
                 // the deadline itself, the request is still within the deadline.
                 let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
-                let request = run.request.tool_choice(ToolChoice::None);
-                let (done, by) = self.ask_by(deadline, &request, &run.usage).await?;
+                let request = std::mem::replace(&mut run.request, Request::new(""));
+                let request = request.tool_choice(ToolChoice::None);
+                let (done, by) = match self.ask_by(deadline, &request, &run.usage).await {
+                    // The caller's model answers in the next round: this request is asked again.
+                    Err(RunError::Paused(question)) => {
+                        run.request = request;
+                        let stop = stop.name().to_owned();
+                        run.finishing = Some(Finishing::Limit { stop });
+                        self.pause(&run).await?;
+                        return Err(RunError::Paused(question));
+                    }
+                    asked => asked?,
+                };
                 self.leave(&request, Some(&done)); // sessions
                 let outcome = self.finished(done, Some(by), run.turns + 1, run.usage.get(), stop);
                 Ok(outcome.approved(run.approvals).inquired(run.inquiries))

@@ -85,7 +85,8 @@ where
     pub(crate) fn entered(self, entered: &'a Entered) -> Self {
         #[cfg(feature = "restate")]
         if let Some(journal) = &entered.journal {
-            let run = self.journal(journal);
+            let mut run = self.journal(journal);
+            run.caller = run.caller.map(|caller| caller.in_durable_run());
             return match &entered.line {
                 Some(line) if run.task.is_none() => run.telling(Some(line.clone())),
                 _ => run,

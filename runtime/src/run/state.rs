@@ -63,6 +63,20 @@ pub(crate) struct Run {
     /// goes on from: the call's own brief follows them.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub(crate) history: usize,
+    /// The request after the turns the run paused in, for a caller's model that answers it in
+    /// the next round: asked again, not the turns, when the run goes on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) finishing: Option<Finishing>,
+}
+
+/// A request after a run's turns, which a run may pause in (the caller's model).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Finishing {
+    /// The answer at the bound named `stop` ([`OnLimit::Answer`](crate::OnLimit::Answer)).
+    Limit { stop: String },
+    /// The typed answer, asked for `requests` times so far (the last one paused).
+    Typed { requests: usize },
 }
 
 fn is_zero(count: &usize) -> bool {
@@ -136,6 +150,7 @@ where
             ran: Vec::new(),
             kept: false,
             history: history_len,
+            finishing: None,
         })
     }
 

@@ -13,7 +13,7 @@ use crate::limits::result;
 use crate::model::CompletionModel;
 use crate::observe::{metrics, spans};
 use crate::outcome::Stop;
-use crate::run::state::Run;
+use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration, Screen};
 use crate::store::{self, Ran};
 use crate::usage::SharedUsage;
@@ -58,7 +58,12 @@ where
             tracing::warn!(target: "ladoga", run = %run.id, ?ran, "the server stopped the run as it shut down");
             return Err(RunError::Stopped { ran });
         };
-        let ended = ended?;
+        let ended = match ended {
+            // The caller's model asked in compacting, or at the depth bound: the same request
+            // is made again when the run goes on, and finds the caller's answer.
+            Err(RunError::Paused(question)) => Ended::Paused(question),
+            ended => ended?,
+        };
         if let Ended::Paused(question) = ended {
             if !run.kept {
                 self.pause(&run).await?; // rounds: kept until the caller answers
@@ -70,6 +75,17 @@ where
 
     /// The turns, until an answer or a bound.
     async fn turns(&self, run: &mut Run) -> Result<Ended, RunError> {
+        // The caller's model: a run paused after its turns asks that request again.
+        match &run.finishing {
+            Some(Finishing::Limit { stop }) => {
+                return Ok(Ended::Limit(Stop::named(stop).unwrap_or(Stop::TurnLimit)));
+            }
+            Some(Finishing::Typed { .. }) => {
+                let done = self.ask_turn(run).await?; // typed: the request for the typed answer
+                return Ok(Ended::Answered(done, Stop::Answered));
+            }
+            None => {}
+        }
         if self.at_depth_bound.is_some() {
             let done = self.ask_turn(run).await?; // depth: one request, no tool offered
             run.progress.answered(run.turns).await;

@@ -11,6 +11,7 @@ use crate::brief::IntoBrief;
 use crate::error::RunError;
 use crate::model::CompletionModel;
 use crate::outcome::Outcome;
+use crate::run::state::Finishing;
 use crate::run::{Ended, Orchestration};
 use crate::usage::SharedUsage;
 
@@ -78,7 +79,11 @@ where
             };
         };
         let schema = Schema::of::<O>();
-        let mut requests = 0;
+        // A run paused in asking for its typed answer goes on counting its requests.
+        let mut requests = match run.finishing.take() {
+            Some(Finishing::Typed { requests }) => requests,
+            _ => 0,
+        };
         loop {
             let error = match serde_json::from_str(&done.text) {
                 Ok(value) => {
@@ -115,7 +120,15 @@ where
                 .response_format(schema.clone())
                 .tool_choice(ToolChoice::None);
             let by;
-            (done, by) = self.ask_by(run.deadline, &run.request, &run.usage).await?;
+            (done, by) = match self.ask_by(run.deadline, &run.request, &run.usage).await {
+                // The caller's model answers in the next round: this request is asked again.
+                Err(RunError::Paused(question)) => {
+                    run.finishing = Some(Finishing::Typed { requests });
+                    self.pause(&run).await?;
+                    return Err(RunError::Paused(question));
+                }
+                asked => asked?,
+            };
             run.answered_by = Some(by);
             run.turns += 1;
         }
