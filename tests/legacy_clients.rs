@@ -3,7 +3,8 @@
 //! MCP clients: the Python SDK `mcp` 1.30.0 (`ClientSession`) over Streamable HTTP and over
 //! stdio, and the TypeScript SDK `@modelcontextprotocol/sdk` 1.32.2 over Streamable HTTP, with
 //! the scripted model behind real HTTP: the tools, `plan_week`'s answer, and its progress and
-//! log notifications.
+//! log notifications; and `board --caller-model`'s `plan_week` planned on the host's model, each
+//! turn a sampling request to the Python SDK's callback.
 //!
 //! Over Streamable HTTP, neva 0.9's legacy transport answers each `POST` with a single JSON body
 //! and sends the request's notifications on the session's `GET` stream: nothing orders them with
@@ -109,4 +110,10 @@ async fn the_typescript_sdk_1_calls_plan_week_over_streamable_http() {
     let answer = peer::run(client).await;
     peer::check(&answer, &script);
     check_reported_in_order(&answer);
+}
+
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK 1.x: run by scripts/test"]
+async fn the_python_sdk_1s_sampling_callback_plans_the_week_for_a_board_on_the_callers_model() {
+    peer::check_sampled_by_python("LADOGA_PYTHON_LEGACY").await;
 }

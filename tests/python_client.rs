@@ -1,7 +1,9 @@
 //! The `board` example driven by the official MCP Python SDK (`mcp` 2.3.0, protocol
 //! negotiation `auto`) over Streamable HTTP and over stdio, with the scripted model behind
 //! real HTTP: the tools, `plan_week`'s answer, and its progress and log notifications; and the
-//! model's question (`ask = true`) answered through the SDK's elicitation callback with a form.
+//! model's question (`ask = true`) answered through the SDK's elicitation callback with a form;
+//! and `board --caller-model`'s `plan_week` planned on the host's model, each turn a round the
+//! SDK's sampling callback answers.
 //!
 //! Ignored by a plain `cargo test`, since it needs the SDK: `scripts/test` installs it with
 //! `scripts/peers install` and runs these with `--ignored`, the venv's interpreter in
@@ -212,4 +214,10 @@ async fn the_python_sdk_goes_on_with_a_plan_week_session() {
         ],
         "the second call's model saw the first's conversation"
     );
+}
+
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn the_python_sdks_sampling_callback_plans_the_week_for_a_board_on_the_callers_model() {
+    peer::check_sampled_by_python("LADOGA_PYTHON").await;
 }

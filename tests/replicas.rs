@@ -1,7 +1,8 @@
 //! Replicas sharing a real Redis (Debian's `redis-server`, started here on a free loopback port
 //! and stopped at the end): paused runs and final rounds kept by one replica are found by
 //! another, a final round is locked across replicas, and a `plan_week` call whose approval
-//! round lands on the other `board` process goes on there, running `clear_board` once.
+//! round lands on the other `board` process goes on there, running `clear_board` once; and the
+//! rounds of a `board --caller-model` run, a sample each, taken by both replicas behind nginx.
 //!
 //! Ignored by a plain `cargo test`, since it needs `redis-server`: `scripts/test` installs it
 //! with `scripts/services install` and runs these with `--ignored`.
@@ -402,16 +403,28 @@ mod rounds {
 
         /// [`Self::start`], nginx routing as `routing` says.
         async fn routed(model_url: &str, redis: &Redis, db: &Scratch, routing: Routing) -> Self {
+            Self::with_args(model_url, redis, db, routing, &[]).await
+        }
+
+        /// [`Self::routed`], each board given the arguments `more` too.
+        async fn with_args(
+            model_url: &str,
+            redis: &Redis,
+            db: &Scratch,
+            routing: Routing,
+            more: &[&str],
+        ) -> Self {
             let mut replicas = Vec::new();
             for name in ["a", "b"] {
                 let log = db.sibling(&format!("{name}.log"));
                 let file = std::fs::File::create(&log).expect("a log file");
-                let db = db.path.to_string_lossy().into_owned();
+                let (db, redis) = (db.path.to_string_lossy().into_owned(), redis.url());
+                let args = [&["--auth", "--redis", &redis, "--db", &db], more].concat();
                 let (child, addr) = common::board_at(
                     common::free_addr(),
                     model_url,
                     "scripted",
-                    &["--auth", "--redis", &redis.url(), "--db", &db],
+                    &args,
                     &[(SECRET_VAR, SECRET), ("LADOGA_STATE_SECRET", STATE_SECRET)],
                     file.into(),
                 )
@@ -427,11 +440,18 @@ mod rounds {
 
         /// The replica whose log says `line`, by its index.
         fn logged(&self, line: &str) -> Vec<usize> {
-            (self.replicas.iter().enumerate())
-                .filter(|(_, (_, _, log))| {
-                    std::fs::read_to_string(log).is_ok_and(|text| text.contains(line))
-                })
+            (self.times(line).into_iter().enumerate())
+                .filter(|(_, times)| *times > 0)
                 .map(|(index, _)| index)
+                .collect()
+        }
+
+        /// How many times each replica's log says `line`.
+        fn times(&self, line: &str) -> Vec<usize> {
+            (self.replicas.iter())
+                .map(|(_, _, log)| {
+                    std::fs::read_to_string(log).map_or(0, |text| text.matches(line).count())
+                })
                 .collect()
         }
     }
@@ -468,6 +488,41 @@ mod rounds {
                 "The board is empty."
             );
         }
+    }
+
+    #[tokio::test]
+    #[ignore = "needs redis-server, nginx and the MCP Python SDK: run by scripts/test"]
+    async fn through_nginx_the_rounds_of_a_run_on_the_callers_model_land_on_both_replicas() {
+        let redis = Redis::start().await;
+        let db = Scratch::new("nginx-sample");
+        let (callers, own) = (
+            common::peer::callers_script(),
+            ScriptedModel::new([Reply::text("The board's own model.")]),
+        );
+        let (callers_model, own_model) = (
+            callers.serve().await.expect("serves"),
+            own.serve().await.expect("serves"),
+        );
+        let balanced = Balanced::with_args(
+            &own_model.url(),
+            &redis,
+            &db,
+            Routing::RoundRobin,
+            &["--caller-model"],
+        )
+        .await;
+
+        let (url, model_url) = (balanced.nginx.url(), callers_model.url());
+        let line = python_as_admin("LADOGA_PYTHON", "python_sample.py", &[&url, &model_url]).await;
+
+        common::peer::check_sampled(&line, &callers, &own);
+        // Four rounds: the call, then one a sample. Each of the three samples paused the run in
+        // Redis, and the next round went on with it, on one replica or the other: both took some.
+        let (paused, resumed) = (balanced.times(PAUSED), balanced.times(RESUMED));
+        assert_eq!(paused.iter().sum::<usize>(), 3, "{paused:?}");
+        assert_eq!(resumed.iter().sum::<usize>(), 3, "{resumed:?}");
+        let took: Vec<_> = paused.iter().zip(&resumed).map(|(p, r)| p + r).collect();
+        assert!(took.iter().all(|rounds| *rounds > 0), "{took:?}");
     }
 
     /// How `plan_week` tasks fare through nginx routing as `routing` says: 10 tasks started,
