@@ -18,18 +18,8 @@ use common::{answer, board_at, connect, free_addr};
 use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::json;
 
-/// A durable board: MCP at `http`, the Restate endpoint at `endpoint`, its tasks in `db`.
-async fn durable_board(
-    http: SocketAddr,
-    endpoint: SocketAddr,
-    restate: &Restate,
-    model_url: &str,
-    db: &std::path::Path,
-) -> tokio::process::Child {
-    durable_board_with(http, endpoint, restate, model_url, db, &[]).await
-}
-
-/// [`durable_board`], with the board's other arguments `more`, and `--auth`'s secret.
+/// A durable board: MCP at `http`, the Restate endpoint at `endpoint`, its tasks in `db`, with
+/// the board's other arguments `more`, and `--auth`'s secret.
 async fn durable_board_with(
     http: SocketAddr,
     endpoint: SocketAddr,
@@ -80,16 +70,61 @@ async fn tasks(addr: SocketAddr) -> String {
     answer(&listed)
 }
 
+/// One durable board with its tasks in a scratch SQLite file, asking the model at `model_url`,
+/// with the other arguments `more`: the board a test calls once restate-server knows its service.
+struct Solo {
+    /// Where it serves MCP.
+    http: SocketAddr,
+    /// Where it serves its Restate endpoint.
+    endpoint: SocketAddr,
+    board: tokio::process::Child,
+    scratch: Scratch,
+    restate: Restate,
+    model_url: String,
+    more: Vec<String>,
+}
+
+impl Solo {
+    /// The board, named `name`, on a restate-server of its own.
+    async fn start(name: &str, model_url: &str, more: &[&str]) -> Self {
+        Self::on(Restate::start().await, Scratch::new(name), model_url, more).await
+    }
+
+    /// The board on `restate`, its tasks in `scratch`.
+    async fn on(restate: Restate, scratch: Scratch, model_url: &str, more: &[&str]) -> Self {
+        let (http, endpoint) = (free_addr(), free_addr());
+        let board =
+            durable_board_with(http, endpoint, &restate, model_url, &scratch.path, more).await;
+        restate.wait_for_service("LadogaRun").await;
+        let more = more.iter().map(|arg| (*arg).to_owned()).collect();
+        let model_url = model_url.to_owned();
+        Self {
+            http,
+            endpoint,
+            board,
+            scratch,
+            restate,
+            model_url,
+            more,
+        }
+    }
+
+    /// The board started again where it was, after it was killed.
+    async fn start_again(&mut self) {
+        let more: Vec<&str> = self.more.iter().map(String::as_str).collect();
+        let (http, endpoint, db) = (self.http, self.endpoint, &self.scratch.path);
+        self.board =
+            durable_board_with(http, endpoint, &self.restate, &self.model_url, db, &more).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_durable_plan_week_answers_as_a_plain_one_with_its_run_on_restate() {
-    let restate = Restate::start().await;
     let script = adding_then_answering(Duration::ZERO);
     let model = script.serve().await.expect("the model's server");
-    let scratch = Scratch::new("durable-board-plain");
-    let http = free_addr();
-    let _board = durable_board(http, free_addr(), &restate, &model.url(), &scratch.path).await;
-    restate.wait_for_service("LadogaRun").await;
+    let solo = Solo::start("durable-board-plain", &model.url(), &[]).await;
+    let (http, restate) = (solo.http, &solo.restate);
 
     let client = connect(http).await;
     let result = client
@@ -113,22 +148,15 @@ async fn a_durable_plan_week_answers_as_a_plain_one_with_its_run_on_restate() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_durable_plan_week_on_the_callers_model_plans_on_the_boards_own_instead() {
-    let restate = Restate::start().await;
     let script = adding_then_answering(Duration::ZERO);
     let model = script.serve().await.expect("the model's server");
-    let scratch = Scratch::new("durable-board-caller-model");
-    let http = free_addr();
-    let more = ["--caller-model"];
-    let _board = durable_board_with(
-        http,
-        free_addr(),
-        &restate,
+    let solo = Solo::start(
+        "durable-board-caller-model",
         &model.url(),
-        &scratch.path,
-        &more,
+        &["--caller-model"],
     )
     .await;
-    restate.wait_for_service("LadogaRun").await;
+    let (http, restate) = (solo.http, &solo.restate);
 
     // A caller that samples: a durable run still does not ask it, its Fallback moves on.
     let sampled = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -159,14 +187,10 @@ async fn a_durable_plan_week_on_the_callers_model_plans_on_the_boards_own_instea
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_board_killed_while_the_model_answers_goes_on_from_the_journal_once_restarted() {
-    let restate = Restate::start().await;
     let script = adding_then_answering(Duration::from_secs(3));
     let model = script.serve().await.expect("the model's server");
-    let scratch = Scratch::new("durable-board-killed");
-    let db = scratch.path.clone();
-    let (http, endpoint) = (free_addr(), free_addr());
-    let mut board = durable_board(http, endpoint, &restate, &model.url(), &db).await;
-    restate.wait_for_service("LadogaRun").await;
+    let mut solo = Solo::start("durable-board-killed", &model.url(), &[]).await;
+    let http = solo.http;
 
     let client = connect(http).await;
     let call = tokio::spawn(async move {
@@ -176,14 +200,15 @@ async fn a_board_killed_while_the_model_answers_goes_on_from_the_journal_once_re
             .await
     });
     asked(&script, 2).await;
-    board.kill().await.expect("the board is killed");
+    solo.board.kill().await.expect("the board is killed");
     let cut = call.await.expect("the caller's task");
     assert!(
         cut.as_ref().map_or(true, |result| result.is_error),
         "the caller whose replica died gets no answer: {cut:?}"
     );
 
-    let _board = durable_board(http, endpoint, &restate, &model.url(), &db).await;
+    solo.start_again().await;
+    let restate = &solo.restate;
     let runs = restate.invocations("LadogaRun").await;
     assert_eq!(runs.len(), 1, "one durable run: {runs:?}");
     let key = runs[0]["target_service_key"]
@@ -214,22 +239,11 @@ async fn a_durable_plan_week_under_oauth_runs_its_tools_with_the_callers_scopes(
     use common::rounds::{refused, request, text};
 
     let issuer = common::issuer::Issuer::start().await;
-    let restate = Restate::start().await;
     let script = adding_then_answering(Duration::ZERO);
     let model = script.serve().await.expect("the model's server");
-    let scratch = Scratch::new("durable-board-oauth");
-    let http = free_addr();
-    let issuer_url = issuer.url();
-    let _board = durable_board_with(
-        http,
-        free_addr(),
-        &restate,
-        &model.url(),
-        &scratch.path,
-        &["--oauth", &issuer_url],
-    )
-    .await;
-    restate.wait_for_service("LadogaRun").await;
+    let oauth = ["--oauth", &issuer.url()];
+    let solo = Solo::start("durable-board-oauth", &model.url(), &oauth).await;
+    let (http, restate) = (solo.http, &solo.restate);
     let resource = format!("http://{http}/mcp");
     let writer = issuer
         .sign_in(&resource, &["board:read", "board:write"])
@@ -526,13 +540,10 @@ async fn a_durable_tasks_approval_is_answered_through_the_replica_that_did_not_a
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_durable_task_goes_on_when_restate_server_restarts_in_the_middle_of_its_run() {
-    let mut restate = Restate::start().await;
     let script = adding_then_answering(Duration::from_secs(3));
     let model = script.serve().await.expect("the model's server");
-    let scratch = Scratch::new("durable-board-restate-restart");
-    let http = free_addr();
-    let _board = durable_board(http, free_addr(), &restate, &model.url(), &scratch.path).await;
-    restate.wait_for_service("LadogaRun").await;
+    let mut solo = Solo::start("durable-board-restate-restart", &model.url(), &[]).await;
+    let (http, restate) = (solo.http, &mut solo.restate);
 
     let id = start_task(http, "").await;
     asked(&script, 2).await;
@@ -569,7 +580,6 @@ async fn a_call_that_may_not_run_twice_cut_by_the_kill_is_reported_unknown_never
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    let restate = Restate::start().await;
     // Another server's `deploy`, which says nothing of itself: neither read-only nor idempotent.
     let deploys = Arc::new(AtomicUsize::new(0));
     let counted = deploys.clone();
@@ -588,20 +598,10 @@ async fn a_call_that_may_not_run_twice_cut_by_the_kill_is_reported_unknown_never
         _ => Reply::text("Checked before deploying again."),
     });
     let model = script.serve().await.expect("the model's server");
-    let scratch = Scratch::new("durable-board-unknown");
-    let (http, endpoint) = (free_addr(), free_addr());
     let url = format!("http://{}/mcp", remote.addr);
     let remote_args = ["--remote", url.as_str()];
-    let mut board = durable_board_with(
-        http,
-        endpoint,
-        &restate,
-        &model.url(),
-        &scratch.path,
-        &remote_args,
-    )
-    .await;
-    restate.wait_for_service("LadogaRun").await;
+    let mut solo = Solo::start("durable-board-unknown", &model.url(), &remote_args).await;
+    let http = solo.http;
 
     let id = start_task(http, "").await;
     // A remote tool is approved first: through the task.
@@ -625,20 +625,12 @@ async fn a_call_that_may_not_run_twice_cut_by_the_kill_is_reported_unknown_never
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(deploys.load(Ordering::SeqCst), 1, "deploy was called");
-    board
+    solo.board
         .kill()
         .await
         .expect("the board is killed while deploy runs");
 
-    let _board = durable_board_with(
-        http,
-        endpoint,
-        &restate,
-        &model.url(),
-        &scratch.path,
-        &remote_args,
-    )
-    .await;
+    solo.start_again().await;
     let seen = follow(http, &id, "").await;
     let last = seen.last().expect("an end");
     assert_eq!(last["status"], "completed", "{seen:?}");
@@ -662,17 +654,14 @@ async fn a_call_that_may_not_run_twice_cut_by_the_kill_is_reported_unknown_never
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_durable_typed_review_answers_with_its_structured_content_through_restate() {
-    let restate = Restate::start().await;
     let script = ScriptedModel::new([
         Reply::call("list_tasks", json!({})),
         Reply::text("The board is empty, so nothing is open."),
         Reply::text(r#"{"summary": "Nothing is planned yet.", "open_tasks": []}"#),
     ]);
     let model = script.serve().await.expect("the model's server");
-    let scratch = Scratch::new("durable-board-typed");
-    let http = free_addr();
-    let _board = durable_board(http, free_addr(), &restate, &model.url(), &scratch.path).await;
-    restate.wait_for_service("LadogaRun").await;
+    let solo = Solo::start("durable-board-typed", &model.url(), &[]).await;
+    let (http, restate) = (solo.http, &solo.restate);
 
     let client = connect(http).await;
     let result = client
@@ -764,13 +753,10 @@ async fn a_legacy_durable_task_cancelled_through_another_replica_stops_its_run()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server and the MCP Python SDK: LADOGA_RESTATE, LADOGA_PYTHON"]
 async fn a_caller_without_a_task_is_notified_of_its_durable_runs_progress() {
-    let restate = Restate::start().await;
     let script = common::peer::script();
     let model = script.serve().await.expect("the model's server");
-    let scratch = Scratch::new("durable-board-progress");
-    let http = free_addr();
-    let _board = durable_board(http, free_addr(), &restate, &model.url(), &scratch.path).await;
-    restate.wait_for_service("LadogaRun").await;
+    let solo = Solo::start("durable-board-progress", &model.url(), &[]).await;
+    let (http, restate) = (solo.http, &solo.restate);
 
     let url = format!("http://{http}/mcp");
     let answer =
@@ -812,17 +798,9 @@ async fn with_an_identity_key_the_endpoint_takes_only_what_restate_server_signs(
     let restate = Restate::start_signing(Some(pem.clone())).await;
     let script = adding_then_answering(Duration::ZERO);
     let model = script.serve().await.expect("the model's server");
-    let (http, endpoint) = (free_addr(), free_addr());
-    let _board = durable_board_with(
-        http,
-        endpoint,
-        &restate,
-        &model.url(),
-        &scratch.path,
-        &["--restate-identity-key", &public],
-    )
-    .await;
-    restate.wait_for_service("LadogaRun").await;
+    let signed = ["--restate-identity-key", &public];
+    let solo = Solo::on(restate, scratch, &model.url(), &signed).await;
+    let (http, endpoint, restate) = (solo.http, solo.endpoint, &solo.restate);
 
     // restate-server's requests are signed: the run goes as without a key.
     let client = connect(http).await;
