@@ -171,13 +171,7 @@ async fn a_durable_plan_week_on_the_callers_model_plans_on_the_boards_own_instea
         },
     );
     client.connect().await.expect("connects");
-    let result = client
-        .tools()
-        .call("plan_week", [("focus", "the release")])
-        .await
-        .expect("tools/call");
-    assert!(!result.is_error, "{result:?}");
-    assert_eq!(answer(&result), PLANNED);
+    assert_eq!(common::plan_week(&client).await, PLANNED);
     assert_eq!(sampled.load(std::sync::atomic::Ordering::SeqCst), 0);
     assert_eq!(script.requests().len(), 2, "the board's own model planned");
     let runs = restate.invocations("LadogaRun").await;
