@@ -28,6 +28,11 @@ async fn note(line: String) -> String {
     format!("noted: {line}")
 }
 
+#[tool(descr = "Adds four numbers")]
+async fn add(a: i64, b: i64, c: i64, d: i64) -> String {
+    (a + b + c + d).to_string()
+}
+
 /// Plans on the caller's model.
 #[orchestrator(model = ladoga::CallerModel, system = "Plan with the tools.")]
 async fn plan(focus: String) -> String {
@@ -263,6 +268,29 @@ async fn each_turn_is_sampled_once_from_the_caller_and_its_calls_run_here() {
     let report = &block["_meta"][REPORT_KEY];
     assert_eq!(report["model"], "caller", "{report}");
     assert_eq!(report["turns"], 3, "{report}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_call_of_many_arguments_read_back_between_rounds_is_sampled_once() {
+    // The run store gives the call's arguments back in another order than the model wrote
+    // them: the next request is still the one the caller sampled, found in its round.
+    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().first() {
+        None => Reply::call("add", serde_json::json!({"a": 1, "b": 2, "c": 3, "d": 4})),
+        Some((_, sum)) => Reply::text(format!("It is {sum}.")),
+    });
+    let model = script.serve().await.expect("serves");
+    let sampled = Arc::new(AtomicUsize::new(0));
+    let (server, mut client) = start(Some(&model), sampled.clone()).await;
+
+    let (answer, _) = called(&mut client, "plan").await;
+    assert_eq!(answer, "It is 10.");
+    assert_eq!(
+        sampled.load(Ordering::SeqCst),
+        2,
+        "each request sampled once"
+    );
+    assert_eq!(script.requests().len(), 2);
     server.stop().await;
 }
 

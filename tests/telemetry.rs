@@ -1,6 +1,7 @@
 //! The spans of a run, called through the real MCP path: `invoke_agent`, `chat` per model
 //! request and `execute_tool` per call, with the OpenTelemetry GenAI attribute names, and how
-//! each run ended, nested and cancelled runs included.
+//! each run ended, nested and cancelled runs included; and a run on the caller's model, a span a
+//! round under MCP 2026-07-28.
 
 mod common;
 
@@ -307,4 +308,88 @@ async fn a_chat_span_names_the_model_asked_and_the_model_that_answered() {
     assert_eq!(chats.len(), 1, "{chats:#?}");
     assert_eq!(chats[0]["gen_ai.request.model"], "primary");
     assert_eq!(chats[0]["gen_ai.response.model"], "backup");
+}
+
+/// Adds up on its caller's model.
+#[orchestrator(model = ladoga::CallerModel)]
+async fn caller_accountant(task: String) -> String {
+    task
+}
+
+#[tokio::test]
+async fn a_run_on_the_callers_model_is_an_agent_span_a_round_with_a_chat_span_a_sample() {
+    let spans = recorded();
+    let script = ScriptedModel::new([
+        Reply::call("add", json!({"a": 2, "b": 3})),
+        Reply::text("5"),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(App::new().add_singleton(ladoga::CallerModel::new())).await;
+    let mut client = common::client_for(server.addr);
+    let sampler = Arc::new(model.model());
+    #[allow(deprecated)] // sampling, deprecated in MCP 2026-07-28
+    client.map_sampling(
+        move |params: neva::types::sampling::CreateMessageRequestParams| {
+            let sampler = sampler.clone();
+            async move {
+                use ladoga::CompletionModel;
+                let request = neva::svir::sampling_request(sampler.name(), params)?;
+                let done = sampler.complete(&request).await.map_err(|error| {
+                    let code = neva::error::ErrorCode::InternalError;
+                    neva::error::Error::new(code, error.to_string())
+                })?;
+                neva::svir::sampling_result(&request, done)
+            }
+        },
+    );
+    client.connect().await.expect("connects");
+    let result = client
+        .tools()
+        .call("caller_accountant", [("task", "2 + 3")])
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "5");
+    server.stop().await;
+
+    // Under MCP 2026-07-28 three rounds, the call, then one a sample, the first two paused for
+    // the next sample; under 2025-11-25 one, each sample a request to the client.
+    let rounds = if cfg!(feature = "legacy-spec") { 1 } else { 3 };
+    let agents = agent_spans(&spans, "caller_accountant");
+    assert_eq!(agents.len(), rounds, "{agents:#?}");
+    let paused = agents
+        .iter()
+        .filter(|(_, agent)| agent.get("error.type").map(String::as_str) == Some("paused"))
+        .count();
+    assert_eq!(paused, rounds - 1, "{agents:#?}");
+    let ended: Vec<_> = agents
+        .iter()
+        .filter(|(_, agent)| agent.contains_key("ladoga.stop"))
+        .collect();
+    assert_eq!(ended.len(), 1, "{agents:#?}");
+    assert_eq!(ended[0].1["ladoga.stop"], "answered");
+    assert_eq!(ended[0].1["ladoga.turns"], "2");
+    assert!(
+        agents
+            .iter()
+            .all(|(_, agent)| agent["gen_ai.request.model"] == "caller")
+    );
+    // A `chat caller` span per request asked; the two sampled ones say how they finished.
+    let chats: Vec<_> = (agents.iter())
+        .flat_map(|(id, _)| children(&spans, *id, "chat"))
+        .collect();
+    assert!(
+        chats.iter().all(|chat| chat["otel.name"] == "chat caller"),
+        "{chats:#?}"
+    );
+    let mut finished: Vec<_> = (chats.iter())
+        .filter_map(|chat| chat.get("gen_ai.response.finish_reasons").cloned())
+        .collect();
+    finished.sort();
+    assert_eq!(finished, ["Stop", "ToolCalls"], "{chats:#?}");
+    // The call ran once, in the round that had its sample.
+    let tools: Vec<_> = (agents.iter())
+        .flat_map(|(id, _)| children(&spans, *id, "execute_tool"))
+        .collect();
+    assert_eq!(tools.len(), 1, "{tools:#?}");
+    assert_eq!(tools[0]["gen_ai.tool.name"], "add");
 }

@@ -187,10 +187,12 @@ fn unreachable(what: &'static str) -> svir::Error {
 }
 
 /// The key a sample of `params` is filed under: the request's own digest, so the same request
-/// made again after a pause finds its answer in the round, and no other request does.
+/// made again after a pause finds its answer in the round, and no other request does. Digested
+/// in canonical form: a call's arguments read back from the run store may list their keys in
+/// another order.
 #[cfg(not(feature = "legacy-spec"))]
 fn key_of(params: &neva::types::sampling::CreateMessageRequestParams) -> String {
     let text = serde_json::to_string(params).unwrap_or_default();
-    let digest = crate::session::principal::digest(&text);
+    let digest = crate::session::principal::digest(&crate::toolbox::arguments::canonical(&text));
     format!("ladoga/sample/{}", &digest[..16])
 }

@@ -1,5 +1,5 @@
 //! A tool call's arguments in one canonical form, so that the same arguments written in another
-//! order or spacing are the same call: for the repeat bound and for an approval's key.
+//! order or spacing are the same call: for the repeat bound, an approval's key and a sample's key.
 
 use serde_json::Value;
 
