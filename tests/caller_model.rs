@@ -51,6 +51,12 @@ async fn plan_approved(focus: String) -> String {
     format!("Plan around {focus}.")
 }
 
+/// Plans on the caller's model, asking the caller's person what it must not guess.
+#[orchestrator(model = ladoga::CallerModel, ask = true)]
+async fn plan_asking(focus: String) -> String {
+    format!("Plan around {focus}.")
+}
+
 /// A count, the typed answer of [`count`].
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 struct Count {
@@ -87,7 +93,8 @@ async fn start(
     start_with(model, sampled, None).await
 }
 
-/// [`start`], the client approving every call when it counts them in `approved`.
+/// [`start`], the client accepting every question when it counts them in `approved`: an
+/// approval, or the model's question, answered "Friday".
 async fn start_approving(
     model: Option<&ScriptedServer>,
     sampled: Arc<AtomicUsize>,
@@ -142,7 +149,7 @@ async fn start_with_approving(
             let approved = approved.clone();
             async move {
                 approved.fetch_add(1, Ordering::SeqCst);
-                ElicitResult::accept()
+                ElicitResult::accept().with_content(serde_json::json!({"answer": "Friday"}))
             }
         });
     }
@@ -184,6 +191,29 @@ async fn an_approval_inside_a_run_on_the_callers_model_is_a_round_of_its_own() {
     assert_eq!(NOTED.load(Ordering::SeqCst) - before, 1);
     assert_eq!(report["model"], "caller", "{report}");
     assert_eq!(report["approvals"][0]["decision"], "approved", "{report}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_models_question_inside_a_run_on_the_callers_model_is_a_round_of_its_own() {
+    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().first() {
+        None => Reply::call(
+            "ask_caller",
+            serde_json::json!({"question": "Which day?", "choices": ["Thursday", "Friday"]}),
+        ),
+        Some((_, day)) => Reply::text(format!("Moved to {day}.")),
+    });
+    let model = script.serve().await.expect("serves");
+    let (sampled, asked) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (server, mut client) =
+        start_approving(Some(&model), sampled.clone(), Some(asked.clone())).await;
+
+    let (answer, report) = called(&mut client, "plan_asking").await;
+    assert_eq!(answer, "Moved to Friday.");
+    assert_eq!(sampled.load(Ordering::SeqCst), 2, "each turn sampled once");
+    assert_eq!(asked.load(Ordering::SeqCst), 1, "asked once");
+    assert_eq!(script.requests().len(), 2);
+    assert_eq!(report["questions"][0]["answer"], "Friday", "{report}");
     server.stop().await;
 }
 
