@@ -57,6 +57,12 @@ async fn plan_asking(focus: String) -> String {
     format!("Plan around {focus}.")
 }
 
+/// Plans on the caller's model within half a second.
+#[orchestrator(model = ladoga::CallerModel, timeout = "500ms")]
+async fn plan_in_time(focus: String) -> String {
+    format!("Plan around {focus}.")
+}
+
 /// A count, the typed answer of [`count`].
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 struct Count {
@@ -416,4 +422,39 @@ async fn ask_plans_the_week_on_its_own_model_for_a_board_on_the_callers_model() 
         callers.requests()[1].tool_results()
     );
     let _ = std::fs::remove_file(&db);
+}
+
+/// Under MCP 2025-11-25 a sample is a request to the client, which the run's `timeout` bounds.
+#[cfg(feature = "legacy-spec")]
+#[tokio::test]
+async fn a_caller_that_samples_past_the_runs_timeout_fails_the_run_at_its_bound() {
+    let server = Server::start(App::new().add_singleton(ladoga::CallerModel::new())).await;
+    let mut client = common::client_for(server.addr);
+    let sampled = Arc::new(AtomicUsize::new(0));
+    let counted = sampled.clone();
+    #[allow(deprecated)] // sampling, deprecated in MCP 2026-07-28
+    client.map_sampling(move |_: CreateMessageRequestParams| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        async {
+            tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+            let late = neva::error::Error::new(neva::error::ErrorCode::InternalError, "late");
+            Err::<neva::types::sampling::CreateMessageResult, _>(late)
+        }
+    });
+    client.connect().await.expect("connects");
+    let before = NOTED.load(Ordering::SeqCst);
+
+    let result = client
+        .tools()
+        .call("plan_in_time", [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert!(result.is_error, "{result:?}");
+    let told = text(&result);
+    // The bound, not the sample's late error: the run stopped waiting at 500 ms (neva's client
+    // reads the result only once its sampling handler has returned).
+    assert!(told.contains("took longer than 500ms"), "{told}");
+    assert_eq!(sampled.load(Ordering::SeqCst), 1);
+    assert_eq!(NOTED.load(Ordering::SeqCst), before, "no tool ran");
+    server.stop().await;
 }
