@@ -188,8 +188,8 @@ fn unreachable(what: &'static str) -> svir::Error {
 
 /// The key a sample of `params` is filed under: the request's own digest, so the same request
 /// made again after a pause finds its answer in the round, and no other request does. Digested
-/// in canonical form: a call's arguments read back from the run store may list their keys in
-/// another order.
+/// in canonical form: neva keeps a `tool_use` block's arguments in a `HashMap`, so the same
+/// request, made again in the next round or on another replica, may list them in another order.
 #[cfg(not(feature = "legacy-spec"))]
 fn key_of(params: &neva::types::sampling::CreateMessageRequestParams) -> String {
     let text = serde_json::to_string(params).unwrap_or_default();
