@@ -18,7 +18,7 @@ from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-REPORT_KEY = "io.github.ladoga-rs/run"
+from called import described
 
 
 async def drive(url, answer):
@@ -32,13 +32,7 @@ async def drive(url, answer):
     transport = streamable_http_client(url, http_client=http)
     async with Client(transport, read_timeout_seconds=120, elicitation_callback=on_elicit) as client:
         result = await client.call_tool("plan_week", {"focus": "the release"})
-        block = result.content[0]
-        return {
-            "asked": asked,
-            "is_error": bool(result.is_error),
-            "text": "\n".join(b.text for b in result.content if b.type == "text"),
-            "report": (block.meta or {}).get(REPORT_KEY),
-        }
+        return {"asked": asked, **described(result)}
 
 
 def main():

@@ -16,7 +16,7 @@ import sys
 from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 
-REPORT_KEY = "io.github.ladoga-rs/run"
+from called import described
 
 
 async def drive(url, tool):
@@ -34,13 +34,7 @@ async def drive(url, tool):
     transport = streamable_http_client(url)
     async with Client(transport, read_timeout_seconds=120, elicitation_callback=on_elicit) as client:
         result = await client.call_tool(tool, {"task": "Move the release"})
-        block = result.content[0]
-        return {
-            "shown": shown,
-            "is_error": bool(result.is_error),
-            "text": "\n".join(b.text for b in result.content if b.type == "text"),
-            "report": (block.meta or {}).get(REPORT_KEY),
-        }
+        return {"shown": shown, **described(result)}
 
 
 def main():

@@ -27,7 +27,8 @@ from mcp import types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-REPORT_KEY = "io.github.ladoga-rs/run"
+from called import described
+
 MODEL = "scripted"
 
 
@@ -161,14 +162,7 @@ async def drive(url, model_url):
 
     async with connected(url, on_sample) as client:
         result = await client.call_tool("plan_week", {"focus": "the release"})
-        block = result.content[0]
-        is_error = getattr(result, "is_error", None) or getattr(result, "isError", None)
-        return {
-            "sampled": sampled,
-            "is_error": bool(is_error),
-            "text": "\n".join(b.text for b in result.content if b.type == "text"),
-            "report": (block.meta or {}).get(REPORT_KEY),
-        }
+        return {"sampled": sampled, **described(result)}
 
 
 def main():
