@@ -18,7 +18,6 @@ use ladoga::testing::{Reply, ScriptedModel, ScriptedServer};
 use ladoga::{CompletionModel, REPORT_KEY, orchestrator};
 use neva::prelude::*;
 use neva::types::elicitation::{ElicitRequestParams, ElicitResult};
-use neva::types::sampling::CreateMessageRequestParams;
 
 static NOTED: AtomicUsize = AtomicUsize::new(0);
 
@@ -133,22 +132,7 @@ async fn start_with_approving(
     let server = Server::start(app).await;
     let mut client = common::client_for(server.addr);
     if let Some(model) = model {
-        let model = Arc::new(model.model());
-        #[allow(deprecated)] // sampling, deprecated in MCP 2026-07-28
-        client.map_sampling(move |params: CreateMessageRequestParams| {
-            let (model, sampled) = (model.clone(), sampled.clone());
-            async move {
-                sampled.fetch_add(1, Ordering::SeqCst);
-                let request = neva::svir::sampling_request(model.name(), params)?;
-                let done = model.complete(&request).await.map_err(|error| {
-                    neva::error::Error::new(
-                        neva::error::ErrorCode::InternalError,
-                        error.to_string(),
-                    )
-                })?;
-                neva::svir::sampling_result(&request, done)
-            }
-        });
+        common::sampling::answer_with(&mut client, model.model(), sampled);
     }
     if let Some(approved) = approved {
         client.map_elicitation(move |_: ElicitRequestParams| {
@@ -309,8 +293,8 @@ async fn each_turn_is_sampled_once_from_the_caller_and_its_calls_run_here() {
 
 #[tokio::test]
 async fn a_call_of_many_arguments_read_back_between_rounds_is_sampled_once() {
-    // The run store gives the call's arguments back in another order than the model wrote
-    // them: the next request is still the one the caller sampled, found in its round.
+    // neva keeps a `tool_use` block's arguments in a `HashMap`: the request made again in the
+    // next round may list them in another order, and is still the one the caller sampled.
     let script = ScriptedModel::from_fn(|seen| match seen.tool_results().first() {
         None => Reply::call("add", serde_json::json!({"a": 1, "b": 2, "c": 3, "d": 4})),
         Some((_, sum)) => Reply::text(format!("It is {sum}.")),
@@ -433,14 +417,16 @@ async fn a_caller_that_samples_past_the_runs_timeout_fails_the_run_at_its_bound(
     let sampled = Arc::new(AtomicUsize::new(0));
     let counted = sampled.clone();
     #[allow(deprecated)] // sampling, deprecated in MCP 2026-07-28
-    client.map_sampling(move |_: CreateMessageRequestParams| {
-        counted.fetch_add(1, Ordering::SeqCst);
-        async {
-            tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-            let late = neva::error::Error::new(neva::error::ErrorCode::InternalError, "late");
-            Err::<neva::types::sampling::CreateMessageResult, _>(late)
-        }
-    });
+    client.map_sampling(
+        move |_: neva::types::sampling::CreateMessageRequestParams| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async {
+                tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+                let late = neva::error::Error::new(neva::error::ErrorCode::InternalError, "late");
+                Err::<neva::types::sampling::CreateMessageResult, _>(late)
+            }
+        },
+    );
     client.connect().await.expect("connects");
     let before = NOTED.load(Ordering::SeqCst);
 

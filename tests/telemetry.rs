@@ -326,22 +326,8 @@ async fn a_run_on_the_callers_model_is_an_agent_span_a_round_with_a_chat_span_a_
     let model = script.serve().await.expect("serves");
     let server = Server::start(App::new().add_singleton(ladoga::CallerModel::new())).await;
     let mut client = common::client_for(server.addr);
-    let sampler = Arc::new(model.model());
-    #[allow(deprecated)] // sampling, deprecated in MCP 2026-07-28
-    client.map_sampling(
-        move |params: neva::types::sampling::CreateMessageRequestParams| {
-            let sampler = sampler.clone();
-            async move {
-                use ladoga::CompletionModel;
-                let request = neva::svir::sampling_request(sampler.name(), params)?;
-                let done = sampler.complete(&request).await.map_err(|error| {
-                    let code = neva::error::ErrorCode::InternalError;
-                    neva::error::Error::new(code, error.to_string())
-                })?;
-                neva::svir::sampling_result(&request, done)
-            }
-        },
-    );
+    let sampled = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    common::sampling::answer_with(&mut client, model.model(), sampled.clone());
     client.connect().await.expect("connects");
     let result = client
         .tools()
@@ -349,6 +335,7 @@ async fn a_run_on_the_callers_model_is_an_agent_span_a_round_with_a_chat_span_a_
         .await
         .unwrap();
     assert_eq!(text(&result), "5");
+    assert_eq!(sampled.load(std::sync::atomic::Ordering::SeqCst), 2);
     server.stop().await;
 
     // Under MCP 2026-07-28 three rounds, the call, then one a sample, the first two paused for

@@ -13,6 +13,7 @@ pub mod prometheus;
 pub mod redis;
 pub mod restate;
 pub mod rounds;
+pub mod sampling;
 pub mod scratch;
 pub mod steps;
 
