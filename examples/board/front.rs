@@ -33,6 +33,12 @@ use serde_json::Value;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
+use crate::owners::Principal;
+#[cfg(feature = "legacy-spec")]
+use crate::owners::Sessions;
+#[cfg(feature = "legacy-spec")]
+use crate::owners::bearer;
+
 /// A body passed on, or one of the front's own.
 type Body = BoxBody<Bytes, hyper::Error>;
 
@@ -80,6 +86,9 @@ struct Inner {
     connections: AtomicUsize,
     /// Set when the front stops listening.
     closing: watch::Sender<bool>,
+    /// The MCP sessions of a guarded board, each its initializer's.
+    #[cfg(feature = "legacy-spec")]
+    sessions: Sessions,
 }
 
 impl Front {
@@ -107,6 +116,8 @@ impl Front {
                 in_flight: AtomicUsize::new(0),
                 connections: AtomicUsize::new(0),
                 closing: watch::Sender::new(false),
+                #[cfg(feature = "legacy-spec")]
+                sessions: Sessions::default(),
             }),
         }
     }
@@ -194,8 +205,27 @@ impl Front {
         });
     }
 
-    /// The response to `request`: neva's, or the front's own refusal while it drains.
+    /// The response to `request`: neva's, or the front's own refusal of a token without a
+    /// subject, of another principal's session, or of a new call while it drains.
     async fn answer(&self, request: Request<Incoming>) -> Response<Body> {
+        let principal = match self.inner.guarded {
+            true => Principal::of(request.headers()),
+            false => Principal::Unread,
+        };
+        if principal == Principal::Nameless {
+            return nameless();
+        }
+        #[cfg(feature = "legacy-spec")]
+        let session = session_of(request.headers());
+        #[cfg(feature = "legacy-spec")]
+        if let Some(id) = &session
+            && matches!(principal, Principal::Named { .. })
+            && !self.inner.sessions.admits(id, &principal)
+        {
+            return no_session(request).await;
+        }
+        #[cfg(feature = "legacy-spec")]
+        let deleting = request.method() == Method::DELETE;
         let draining = self.inner.drain.is_draining();
         let request = if draining {
             let (parts, body) = request.into_parts();
@@ -211,7 +241,7 @@ impl Front {
             request.map(BodyExt::boxed)
         };
         #[cfg(feature = "legacy-spec")]
-        let bearer = bearer(request.headers());
+        let bearer = bearer(request.headers()).map(str::to_owned);
         let counted = request.method() == Method::POST && !is_listen(request.headers());
         let entered = counted.then(|| Counted::enter(&self.inner, |inner| &inner.in_flight));
         let mut response = match self.inner.client.request(self.to_backend(request)).await {
@@ -232,6 +262,10 @@ impl Front {
         };
         strip_hop_by_hop(response.headers_mut());
         #[cfg(feature = "legacy-spec")]
+        if matches!(principal, Principal::Named { .. }) {
+            self.follow_session(session, principal, deleting, &response);
+        }
+        #[cfg(feature = "legacy-spec")]
         if response.status() == StatusCode::FORBIDDEN
             && let Some(token) = bearer
         {
@@ -243,6 +277,34 @@ impl Front {
                 .insert(header::CONNECTION, HeaderValue::from_static("close"));
         }
         response
+    }
+
+    /// What neva's `response` says of the session `session` (the request's), for the guarded
+    /// board's `principal`: a session it made binds to that principal, one it does not hold or
+    /// one deleted is forgotten.
+    #[cfg(feature = "legacy-spec")]
+    fn follow_session(
+        &self,
+        session: Option<String>,
+        principal: Principal,
+        deleting: bool,
+        response: &Response<Body>,
+    ) {
+        let minted = session_of(response.headers());
+        match session {
+            None => {
+                if let Some(minted) = minted {
+                    self.inner.sessions.bind(minted, principal);
+                }
+            }
+            Some(id) => {
+                let ended = response.status() == StatusCode::NOT_FOUND
+                    || (deleting && response.status().is_success());
+                if ended {
+                    self.inner.sessions.end(&id);
+                }
+            }
+        }
     }
 
     /// Whether the JSON-RPC message (or batch) in `body` belongs to a call already made: a
@@ -328,14 +390,71 @@ impl Drop for Counted {
     }
 }
 
-/// The bearer token of a request, if it has one.
+/// The MCP session (`Mcp-Session-Id`) a request or response names.
 #[cfg(feature = "legacy-spec")]
-fn bearer(headers: &HeaderMap) -> Option<String> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let token = value
-        .strip_prefix("Bearer ")
-        .or_else(|| value.strip_prefix("bearer "))?;
-    Some(token.trim().to_owned())
+fn session_of(headers: &HeaderMap) -> Option<String> {
+    let id = headers.get("mcp-session-id")?.to_str().ok()?;
+    Some(id.to_owned())
+}
+
+/// The answer to a request naming a session its principal did not initialize: neva's for a
+/// session it does not hold, `404` with `Session not found` as the JSON-RPC error of each
+/// request a POST carries.
+#[cfg(feature = "legacy-spec")]
+async fn no_session(request: Request<Incoming>) -> Response<Body> {
+    let is_post = request.method() == Method::POST;
+    let body = match Limited::new(request.into_body(), MAX_READ_BODY)
+        .collect()
+        .await
+    {
+        Ok(body) if is_post => body.to_bytes(),
+        _ => Bytes::new(),
+    };
+    let error = |message: &Value| {
+        let id = message
+            .get("id")
+            .filter(|_| message.get("method").is_some())?;
+        Some(serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": -32600, "message": "Session not found"},
+        }))
+    };
+    let reply = match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Array(batch)) => {
+            let replies: Vec<Value> = batch.iter().filter_map(error).collect();
+            (!replies.is_empty()).then(|| Value::Array(replies))
+        }
+        Ok(message) => error(&message),
+        Err(_) => None,
+    };
+    let mut response = Response::new(full(match &reply {
+        Some(reply) => Bytes::from(reply.to_string()),
+        None => Bytes::new(),
+    }));
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    if reply.is_some() {
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+    }
+    response
+}
+
+/// The answer to a token that names no subject: `401` with `error="invalid_token"` and why.
+fn nameless() -> Response<Body> {
+    let mut response = own(StatusCode::UNAUTHORIZED, crate::owners::NAMELESS);
+    let challenge = format!(
+        r#"Bearer error="invalid_token", error_description="{}""#,
+        crate::owners::NAMELESS
+    );
+    if let Ok(challenge) = HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, challenge);
+    }
+    response
 }
 
 /// A `403 insufficient_scope`'s challenge made to name the scopes `token` holds too

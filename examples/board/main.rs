@@ -63,6 +63,7 @@ mod auth;
 mod front;
 mod grace;
 mod oauth;
+mod owners;
 mod planner;
 mod remote;
 mod replicas;
@@ -441,9 +442,13 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
         Some(_) => ladoga::metrics::serve(app),
         None => app,
     };
-    // A `plan_week` task's `tasks/get` tells how its run goes.
+    // A `plan_week` task's `tasks/get` tells how its run goes, to the task's owner only
+    // (`TaskProgress` binds each task to its caller, as `TaskOwners` does alone under
+    // `legacy-spec`).
     #[cfg(not(feature = "legacy-spec"))]
     let app = ladoga::TaskProgress::new().serve(app);
+    #[cfg(feature = "legacy-spec")]
+    let app = ladoga::TaskOwners::new().serve(app);
     // `plan_week` durable, on Restate, with `--restate-endpoint`.
     let app = match durable(&cli, shared.secret(), app).await {
         Ok(app) => app,

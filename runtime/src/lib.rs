@@ -3,6 +3,7 @@
 #![warn(missing_docs, unreachable_pub)]
 #![deny(rustdoc::broken_intra_doc_links)]
 
+pub mod access;
 pub mod approval;
 mod brief;
 pub mod context;
@@ -34,6 +35,7 @@ mod doctests;
 #[doc = include_str!("docs/orchestrator.md")]
 pub use ladoga_macros::orchestrator;
 
+pub use crate::access::TaskOwners;
 pub use crate::approval::Approvals;
 pub use crate::brief::IntoBrief;
 pub use crate::error::RunError;

@@ -11,12 +11,17 @@ use serde::{Deserialize, Serialize};
 pub(super) const OBJECT: &str = "LadogaTask";
 
 /// What is kept of a durable task beside its run: when it was made, how long its caller asked
-/// it kept, the invocation it is, and the run's last line.
+/// it kept, the invocation it is, and who made it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) struct Begun {
     pub(super) created_at: DateTime<Utc>,
     pub(super) ttl: usize,
     pub(super) invocation: String,
+    /// The principal that created the task, digested
+    /// ([`Caller::key`](crate::access::task_owners::Caller::key)); none for a caller without a
+    /// token. Only its owner reaches the task.
+    #[serde(default)]
+    pub(super) owner: Option<String>,
 }
 
 /// The question a durable run waits on: the key its caller answers it under, the durable

@@ -7,7 +7,6 @@
 use std::sync::Arc;
 
 use neva::error::Error;
-#[cfg(not(feature = "legacy-spec"))]
 use neva::error::ErrorCode;
 use neva::middleware::{MwContext, Next};
 #[cfg(not(feature = "legacy-spec"))]
@@ -25,6 +24,8 @@ use super::task_state::{Begun, Followed, OBJECT};
 #[cfg(not(feature = "legacy-spec"))]
 use super::workflow::Answer;
 use super::workflow::{Call, SERVICE};
+use crate::access::NAMELESS;
+use crate::access::task_owners::Caller;
 
 /// How long neva keeps a task whose call asked for no `ttl`, in milliseconds; durable tasks
 /// say the same.
@@ -106,7 +107,12 @@ impl Restate {
     }
 
     /// Starts the run of `call`, a task-augmented call, as a task: its key the task's id.
-    pub(super) async fn start_task(&self, call: Call, ttl: Option<usize>) -> Result<Task, Error> {
+    pub(super) async fn start_task(
+        &self,
+        call: Call,
+        ttl: Option<usize>,
+        owner: Option<String>,
+    ) -> Result<Task, Error> {
         let key = uuid::Uuid::new_v4().to_string();
         let sealed = Sealed::new(self.seal(), &key, &call).map_err(failure)?;
         let path = format!("{SERVICE}/{key}/run/send");
@@ -123,19 +129,34 @@ impl Restate {
             created_at: task.created_at,
             ttl: task.ttl.unwrap_or(DEFAULT_TTL_MS),
             invocation,
+            owner,
         };
         self.ingress_post(&format!("{OBJECT}/{key}/begin"), &begun)
             .await?;
         Ok(task)
     }
 
-    /// The durable task `key` as it began, where its run is, and what is kept beside it; none
-    /// when there is no such run.
-    async fn state(&self, key: &str) -> Result<Option<(Task, Output, Followed)>, Error> {
+    /// What is kept of the durable task `key` for `caller`: none when there is no such task, or
+    /// when it is another caller's (an id that does not exist, as far as `caller` can tell).
+    async fn owned(&self, key: &str, caller: &Caller) -> Result<Option<Followed>, Error> {
+        let followed = self.followed(key).await?;
+        let owns = followed
+            .begun
+            .as_ref()
+            .is_some_and(|begun| caller.owns(begun.owner.as_deref()));
+        Ok(owns.then_some(followed))
+    }
+
+    /// The durable task `key` as it began, where its run is, and what is kept beside it
+    /// (`followed`); none when there is no such run.
+    async fn state(
+        &self,
+        key: &str,
+        followed: Followed,
+    ) -> Result<Option<(Task, Output, Followed)>, Error> {
         let Some(output) = self.output(key).await? else {
             return Ok(None);
         };
-        let followed = self.followed(key).await?;
         let mut task = Task::new();
         task.id = key.to_owned();
         task.poll_interval = Some(POLL_INTERVAL_MS);
@@ -149,8 +170,8 @@ impl Restate {
     /// The durable task `key` as MCP 2025-11-25's `tasks/get` tells it: its status, and its
     /// run's last line while it works; none when there is no such run.
     #[cfg(feature = "legacy-spec")]
-    async fn task(&self, key: &str) -> Result<Option<Task>, Error> {
-        let Some((mut task, output, followed)) = self.state(key).await? else {
+    async fn task(&self, key: &str, followed: Followed) -> Result<Option<Task>, Error> {
+        let Some((mut task, output, followed)) = self.state(key, followed).await? else {
             return Ok(None);
         };
         task.status = match output {
@@ -200,8 +221,8 @@ impl Restate {
     /// The durable task `key` as MCP 2026-07-28's `tasks/get` tells it, or none when there is
     /// no such run.
     #[cfg(not(feature = "legacy-spec"))]
-    async fn task(&self, key: &str) -> Result<Option<DetailedTask>, Error> {
-        let Some((task, output, followed)) = self.state(key).await? else {
+    async fn task(&self, key: &str, followed: Followed) -> Result<Option<DetailedTask>, Error> {
+        let Some((task, output, followed)) = self.state(key, followed).await? else {
             return Ok(None);
         };
         let mut detailed = DetailedTask::from(task);
@@ -238,11 +259,12 @@ impl Restate {
     /// Resolves the promise the durable task `key`'s run waits on with its answer among
     /// `responses`, if they hold one; none when there is no such task.
     #[cfg(not(feature = "legacy-spec"))]
-    async fn answer(&self, key: &str, responses: &serde_json::Value) -> Result<Option<()>, Error> {
-        let followed = self.followed(key).await?;
-        if followed.begun.is_none() {
-            return Ok(None);
-        }
+    async fn answer(
+        &self,
+        key: &str,
+        followed: Followed,
+        responses: &serde_json::Value,
+    ) -> Result<(), Error> {
         if let Some(asking) = followed.asking
             && let Some(response) = responses.get(&asking.key)
         {
@@ -253,7 +275,7 @@ impl Restate {
             self.ingress_post(&format!("{SERVICE}/{key}/answer"), &answer)
                 .await?;
         }
-        Ok(Some(()))
+        Ok(())
     }
 
     /// What is kept of the durable task `key` beside its run.
@@ -264,13 +286,12 @@ impl Restate {
         Ok(serde_json::from_value(followed).unwrap_or_default())
     }
 
-    /// Cancels the durable task `key`'s run; none when there is no such task.
-    async fn cancel(&self, key: &str) -> Result<Option<()>, Error> {
-        let followed = self.followed(key).await?;
-        let Some(begun) = followed.begun else {
-            return Ok(None);
-        };
-        self.cancel_invocation(&begun.invocation).await.map(Some)
+    /// Cancels the run of the durable task kept as `followed`.
+    async fn cancel(&self, followed: &Followed) -> Result<(), Error> {
+        match &followed.begun {
+            Some(begun) => self.cancel_invocation(&begun.invocation).await,
+            None => Ok(()),
+        }
     }
 }
 
@@ -293,18 +314,39 @@ pub(super) async fn call(
     call: Call,
     ttl: Option<usize>,
 ) -> Response {
-    match restate.start_task(call, ttl).await {
+    let caller = Caller::of(ctx.claims());
+    if caller == Caller::Nameless {
+        return Response::error(ctx.id(), Error::new(ErrorCode::InvalidRequest, NAMELESS));
+    }
+    let owner = caller.key().map(str::to_owned);
+    match restate.start_task(call, ttl, owner).await {
         Ok(task) => CreateTaskResult::new(task).into_response(ctx.id()),
         Err(error) => Response::error(ctx.id(), error),
     }
 }
 
+/// The durable task a `tasks/*` request names, when the caller owns it: the key, and what is
+/// kept beside it. `Ok(None)` hands the request on: to neva, which has no such task either
+/// unless it is one of its own.
+async fn owned(ctx: &MwContext) -> Result<Option<(Arc<Restate>, String, Followed)>, Error> {
+    let (Some(restate), Some(key)) = (ctx.resolve_shared::<Restate>().ok(), asked(ctx)) else {
+        return Ok(None);
+    };
+    let caller = Caller::of(ctx.claims());
+    Ok(restate
+        .owned(&key, &caller)
+        .await?
+        .map(|followed| (restate, key, followed)))
+}
+
 /// A `tasks/get`: a durable task's from Restate, any other neva's.
 pub(super) async fn get(ctx: MwContext, next: Next) -> Response {
-    let (Some(restate), Some(key)) = (ctx.resolve_shared::<Restate>().ok(), asked(&ctx)) else {
-        return next(ctx).await;
+    let (restate, key, followed) = match owned(&ctx).await {
+        Ok(Some(owned)) => owned,
+        Ok(None) => return next(ctx).await,
+        Err(error) => return Response::error(ctx.id(), error),
     };
-    match restate.task(&key).await {
+    match restate.task(&key, followed).await {
         Ok(Some(task)) => task.into_response(ctx.id()),
         Ok(None) => next(ctx).await,
         Err(error) => Response::error(ctx.id(), error),
@@ -314,14 +356,19 @@ pub(super) async fn get(ctx: MwContext, next: Next) -> Response {
 /// A `tasks/cancel`: a durable task's run cancelled on Restate, any other task neva's. Under
 /// MCP 2026-07-28 the answer is empty; under 2025-11-25 it is the task, cancelled.
 pub(super) async fn cancel(ctx: MwContext, next: Next) -> Response {
-    let (Some(restate), Some(key)) = (ctx.resolve_shared::<Restate>().ok(), asked(&ctx)) else {
-        return next(ctx).await;
+    let (restate, key, followed) = match owned(&ctx).await {
+        Ok(Some(owned)) => owned,
+        Ok(None) => return next(ctx).await,
+        Err(error) => return Response::error(ctx.id(), error),
     };
-    match restate.cancel(&key).await {
+    match restate.cancel(&followed).await {
         #[cfg(not(feature = "legacy-spec"))]
-        Ok(Some(())) => Response::empty(ctx.id()),
+        Ok(()) => {
+            let _ = key; // the task's state is not told back under MCP 2026-07-28
+            Response::empty(ctx.id())
+        }
         #[cfg(feature = "legacy-spec")]
-        Ok(Some(())) => match restate.state(&key).await {
+        Ok(()) => match restate.state(&key, followed).await {
             Ok(Some((mut task, _, _))) => {
                 task.status = TaskStatus::Cancelled;
                 task.into_response(ctx.id())
@@ -329,7 +376,6 @@ pub(super) async fn cancel(ctx: MwContext, next: Next) -> Response {
             Ok(None) => next(ctx).await,
             Err(error) => Response::error(ctx.id(), error),
         },
-        Ok(None) => next(ctx).await,
         Err(error) => Response::error(ctx.id(), error),
     }
 }
@@ -338,8 +384,10 @@ pub(super) async fn cancel(ctx: MwContext, next: Next) -> Response {
 /// Restate; any other task's neva's.
 #[cfg(feature = "legacy-spec")]
 pub(super) async fn result(ctx: MwContext, next: Next) -> Response {
-    let (Some(restate), Some(key)) = (ctx.resolve_shared::<Restate>().ok(), asked(&ctx)) else {
-        return next(ctx).await;
+    let (restate, key, _) = match owned(&ctx).await {
+        Ok(Some(owned)) => owned,
+        Ok(None) => return next(ctx).await,
+        Err(error) => return Response::error(ctx.id(), error),
     };
     match restate.result(&key).await {
         Ok(Some(result)) => Response::success(ctx.id(), result),
@@ -348,22 +396,23 @@ pub(super) async fn result(ctx: MwContext, next: Next) -> Response {
     }
 }
 
-/// A `tasks/update` (MCP 2026-07-28): a durable task's answer to the question its run waits on, resolving the
-/// run's promise; an answer to no such question is ignored, as MCP says. Any other task's is
-/// neva's.
+/// A `tasks/update` (MCP 2026-07-28): a durable task's answer to the question its run waits on,
+/// resolving the run's promise; an answer to no such question is ignored, as MCP says. Any
+/// other task's is neva's.
 #[cfg(not(feature = "legacy-spec"))]
 pub(super) async fn update(ctx: MwContext, next: Next) -> Response {
-    let (Some(restate), Some(key)) = (ctx.resolve_shared::<Restate>().ok(), asked(&ctx)) else {
-        return next(ctx).await;
+    let (restate, key, followed) = match owned(&ctx).await {
+        Ok(Some(owned)) => owned,
+        Ok(None) => return next(ctx).await,
+        Err(error) => return Response::error(ctx.id(), error),
     };
     let responses = ctx
         .request()
         .and_then(|request| request.params.as_ref())
         .map(|params| params["inputResponses"].clone())
         .unwrap_or_default();
-    match restate.answer(&key, &responses).await {
-        Ok(Some(())) => Response::empty(ctx.id()),
-        Ok(None) => next(ctx).await,
+    match restate.answer(&key, followed, &responses).await {
+        Ok(()) => Response::empty(ctx.id()),
         Err(error) => Response::error(ctx.id(), error),
     }
 }

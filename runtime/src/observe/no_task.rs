@@ -24,8 +24,9 @@ impl TaskLine {
     }
 }
 
-/// The id of the MCP task `ctx`'s tool call runs as: none, in this generation.
+/// The id of the MCP task `ctx`'s tool call runs as: none, in this generation, in which nothing
+/// follows it. It is bound to its caller all the same ([`TaskOwners`](crate::TaskOwners)).
 pub fn task_id(ctx: &neva::Context, meta: &neva::types::RequestParamsMeta) -> Option<String> {
-    let _ = (ctx, meta);
+    crate::access::task_owners::bind_task(ctx, meta);
     None
 }

@@ -66,9 +66,12 @@ impl TaskProgress {
     }
 
     /// `app` with this registered: as a service orchestrators find, and as the middleware of
-    /// `tools/call` (a task's creation), `tasks/get` and `tasks/cancel`.
+    /// `tools/call` (a task's creation), `tasks/get` and `tasks/cancel`; after a
+    /// [`TaskOwners`](crate::TaskOwners) of its own, so that a task's progress is told to its
+    /// owner only.
     pub fn serve(self, app: App) -> App {
-        let mut app = app
+        let mut app = crate::access::TaskOwners::new()
+            .serve(app)
             .add_singleton(self.clone())
             .add_scoped_default::<TaskCall>()
             .wrap_tools(on_call);
@@ -277,8 +280,10 @@ impl Drop for TaskLine {
 }
 
 /// The id of the MCP task `ctx`'s tool call runs as, from its request's `_meta`; none for a call
-/// that is no task.
+/// that is no task. The task is bound to its caller first
+/// ([`TaskOwners`](crate::TaskOwners)).
 pub fn task_id(ctx: &neva::Context, meta: &neva::types::RequestParamsMeta) -> Option<String> {
+    crate::access::task_owners::bind_task(ctx, meta);
     if !ctx.is_task() {
         return None;
     }

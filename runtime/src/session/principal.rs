@@ -5,7 +5,11 @@ use sha2::{Digest, Sha256};
 /// The caller of `ctx`'s call who owns what it starts: its token's issuer and subject, if its
 /// call carries a token.
 pub(crate) fn of(ctx: &neva::Context) -> Option<String> {
-    let claims = ctx.claims()?;
+    of_claims(ctx.claims()?)
+}
+
+/// The principal `claims` name: their issuer and subject; none without a subject.
+pub(crate) fn of_claims(claims: &dyn neva::auth::Claims) -> Option<String> {
     // A subject is unique within its issuer only.
     let subject = claims.subject()?;
     Some(format!(
