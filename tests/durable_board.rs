@@ -499,6 +499,36 @@ async fn a_durable_tasks_approval_is_answered_through_the_replica_that_did_not_a
     let still = common::rounds::request(other, &admin, "tasks/get", json!({"taskId": id})).await;
     assert_eq!(still["result"]["status"], "input_required", "{still}");
 
+    // Bob, another principal with a valid token, given the id on either replica: no such task,
+    // word for word as for an id no one has, whether he reads, approves or cancels it.
+    let bob = common::auth::valid_token("bob", json!({"role": "admin"}));
+    let made_up = "5f0c1e9a-3d2b-4c8e-9a71-0e6b2d4f8c13";
+    for addr in [one, other] {
+        for (method, extra) in [
+            ("tasks/get", json!(null)),
+            (
+                "tasks/update",
+                json!({ key: {"action": "accept", "content": {}} }),
+            ),
+            ("tasks/cancel", json!(null)),
+        ] {
+            let params = |task: &str| match &extra {
+                serde_json::Value::Null => json!({"taskId": task}),
+                answers => json!({"taskId": task, "inputResponses": answers}),
+            };
+            let hers = common::rounds::request(addr, &bob, method, params(&id)).await;
+            let none = common::rounds::request(addr, &bob, method, params(made_up)).await;
+            assert_eq!(
+                hers["error"].to_string().replace(&id, "ID"),
+                none["error"].to_string().replace(made_up, "ID"),
+                "{method}: {hers}"
+            );
+            assert!(hers["error"].is_object(), "{method}: {hers}");
+        }
+    }
+    let still = common::rounds::request(one, &admin, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(still["result"]["status"], "input_required", "{still}");
+
     let responses = json!({ key: {"action": "accept", "content": {}} });
     let updated = common::rounds::request(
         other,

@@ -177,3 +177,145 @@ mod current {
         assert_eq!(done["result"]["content"][0]["text"], "Planned.", "{done}");
     }
 }
+
+/// MCP 2025-11-25: the task's requests and the session's, by hand.
+#[cfg(feature = "legacy-spec")]
+mod legacy {
+    use super::*;
+
+    /// A POST of `message` to the board at `addr` as `token`'s holder, in `session` if given:
+    /// the status, the session the response names, and the JSON-RPC answer (if any).
+    async fn post(
+        addr: SocketAddr,
+        token: &str,
+        session: Option<&str>,
+        message: Value,
+    ) -> (u16, Option<String>, Value) {
+        let mut request = reqwest::Client::new()
+            .post(format!("http://{addr}/mcp"))
+            .bearer_auth(token)
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-11-25");
+        if let Some(session) = session {
+            request = request.header("Mcp-Session-Id", session);
+        }
+        let response = request
+            .json(&message)
+            .timeout(Duration::from_secs(30))
+            .send()
+            .await
+            .expect("the board answers");
+        let status = response.status().as_u16();
+        let minted = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|id| id.to_str().ok())
+            .map(str::to_owned);
+        let body = response.text().await.expect("a body");
+        let answer = match body.is_empty() {
+            true => Value::Null,
+            false => common::rounds::answer_of(&body),
+        };
+        (status, minted, answer)
+    }
+
+    /// A session of `token`'s holder, initialized.
+    async fn initialized(addr: SocketAddr, token: &str) -> String {
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "by-hand", "version": "1.0.0"},
+        }});
+        let (status, session, answer) = post(addr, token, None, init).await;
+        assert_eq!(status, 200, "{answer}");
+        let session = session.expect("a session");
+        let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        post(addr, token, Some(&session), done).await;
+        session
+    }
+
+    /// The request `method` with `params`, as `token`'s holder in `session`.
+    async fn ask(
+        addr: SocketAddr,
+        token: &str,
+        session: &str,
+        method: &str,
+        params: Value,
+    ) -> Value {
+        let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        post(addr, token, Some(session), message).await.2
+    }
+
+    #[tokio::test]
+    async fn bob_finds_no_task_of_alices_nor_can_use_her_session() {
+        let script = ladoga::testing::ScriptedModel::from_fn(|_| {
+            ladoga::testing::Reply::text("Planned.").after(Duration::from_secs(2))
+        });
+        let model = script.serve().await.expect("serves");
+        let (_board, addr) = board_with_auth(&model.url()).await;
+        let (alice, bob) = (admin("alice"), bob());
+        let hers = initialized(addr, &alice).await;
+        let params = json!({
+            "name": "plan_week", "arguments": {"focus": "x"}, "task": {"ttl": 60_000},
+        });
+        let started = ask(addr, &alice, &hers, "tools/call", params).await;
+        let id = started["result"]["task"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a task: {started}"))
+            .to_owned();
+
+        let his = initialized(addr, &bob).await;
+        for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+            let theirs = ask(addr, &bob, &his, method, json!({"taskId": id})).await;
+            let none = ask(addr, &bob, &his, method, json!({"taskId": made_up()})).await;
+            assert_eq!(
+                error_of(&theirs, &id),
+                error_of(&none, &made_up()),
+                "{method}: {theirs}"
+            );
+        }
+        // neva would list every caller's tasks: the list is refused to a caller with a token.
+        let listed = ask(addr, &bob, &his, "tasks/list", json!({})).await;
+        assert!(listed["error"]["message"].is_string(), "{listed}");
+        assert!(!listed.to_string().contains(&id), "{listed}");
+
+        // Bob's token on Alice's session: refused as a session the board does not hold, for a
+        // request, an answer to a request of the server's, the stream and its end.
+        let (status, _, refused) = post(
+            addr,
+            &bob,
+            Some(&hers),
+            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {}}),
+        )
+        .await;
+        assert_eq!(status, 404, "{refused}");
+        assert_eq!(
+            refused["error"]["message"], "Session not found",
+            "{refused}"
+        );
+        let answer = json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept"}});
+        assert_eq!(post(addr, &bob, Some(&hers), answer).await.0, 404);
+        let http = reqwest::Client::new();
+        for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+            let response = http
+                .request(method.clone(), format!("http://{addr}/mcp"))
+                .bearer_auth(&bob)
+                .header("Accept", "text/event-stream")
+                .header("MCP-Protocol-Version", "2025-11-25")
+                .header("Mcp-Session-Id", &hers)
+                .timeout(Duration::from_secs(5))
+                .send()
+                .await
+                .expect("the board answers");
+            assert_eq!(response.status(), 404, "{method}");
+        }
+
+        // Alice's session and task are as they were: hers to follow, and to read to the end.
+        let got = ask(addr, &alice, &hers, "tasks/get", json!({"taskId": id})).await;
+        assert_eq!(got["result"]["taskId"], id, "{got}");
+        let result = ask(addr, &alice, &hers, "tasks/result", json!({"taskId": id})).await;
+        assert_eq!(
+            result["result"]["content"][0]["text"], "Planned.",
+            "{result}"
+        );
+    }
+}

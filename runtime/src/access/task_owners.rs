@@ -24,6 +24,11 @@ pub const OWNER_RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
 pub const NAMELESS: &str = "this server binds each task to the subject (`sub`) of its caller's \
                             token, and this token names none: ask its issuer for one that does";
 
+/// Why `tasks/list` (MCP 2025-11-25) is refused to a caller with a token.
+#[cfg(feature = "legacy-spec")]
+const UNLISTED: &str = "tasks/list is not served to a caller with a token: it would list other \
+                        callers' tasks; follow each task by the id its call returned";
+
 /// How long neva keeps a task whose call asked for no `ttl`, in milliseconds.
 const NEVA_DEFAULT_TTL_MS: u64 = 30_000;
 
@@ -35,14 +40,15 @@ const SWEEP_EVERY: Duration = Duration::from_secs(60);
 const BINDING_WAIT: Duration = Duration::from_secs(1);
 
 /// The owners of the tasks neva keeps in this process: `tasks/get`, `tasks/update`,
-/// `tasks/cancel`, `tasks/result` and `tasks/list` answer a task's owner only.
+/// `tasks/cancel` and `tasks/result` answer a task's owner only.
 ///
 /// Register it with [`Self::serve`] before any other middleware of tasks (it must see a task's
 /// creation and every request naming it first; [`TaskProgress::serve`](crate::TaskProgress::serve)
 /// registers it itself). A task is bound to the caller whose `tools/call` created it, by its
 /// token's issuer and subject; anyone else naming its id gets neva's own answer for an id that
 /// does not exist (`-32602`, `Could not find task with id: …`), and `tasks/list` (MCP
-/// 2025-11-25) lists the caller's own tasks only. See [the module](crate::access).
+/// 2025-11-25), which neva would answer with every caller's tasks, is refused to a caller with
+/// a token. See [the module](crate::access).
 ///
 /// ```rust,no_run
 /// use neva::App;
@@ -243,28 +249,36 @@ impl TaskOwners {
         answer
     }
 
-    /// A `tasks/list` (MCP 2025-11-25): the caller's own tasks only.
+    /// A `tasks/list` (MCP 2025-11-25): refused to a caller with a token. neva lists every
+    /// caller's tasks and sends its answer itself, past any middleware, so it cannot be cut to
+    /// the caller's own: a caller keeps the ids its calls returned.
     #[cfg(feature = "legacy-spec")]
     async fn on_list(self, ctx: MwContext, next: Next) -> Response {
-        let caller = Caller::of_request(&ctx);
-        let mut answer = next(ctx).await;
-        if let Response::Ok(ok) = &mut answer
-            && let Some(tasks) = ok
-                .result
-                .get_mut("tasks")
-                .and_then(serde_json::Value::as_array_mut)
-        {
-            let owners = self.lock();
-            tasks.retain(|task| {
-                task["taskId"].as_str().is_some_and(|id| {
-                    owners
-                        .by_task
-                        .get(id)
-                        .is_some_and(|owned| caller.owns(owned.owner.key()))
-                })
-            });
+        match Caller::of_request(&ctx) {
+            Caller::Anonymous => next(ctx).await,
+            _ => Response::error(ctx.id(), Error::new(ErrorCode::InvalidRequest, UNLISTED)),
         }
-        answer
+    }
+
+    /// Binds the MCP task `ctx`'s tool call runs as (its request's `_meta` names it) to the
+    /// caller that asked for it; nothing for a call that asked for no task, or on a server
+    /// without `TaskOwners`. `#[orchestrator]`'s handler does it as it starts; a tool of your
+    /// own that runs as a task (a `#[tool]` with `task_support`, or an orchestrator built
+    /// without the macro) calls this first, or its task stays neva's alone, reached by anyone
+    /// who learns its id.
+    ///
+    /// ```rust,no_run
+    /// use neva::prelude::*;
+    ///
+    /// #[tool(task_support = "optional")]
+    /// async fn export(ctx: Context, meta: Meta<RequestParamsMeta>, what: String) -> String {
+    ///     ladoga::TaskOwners::claim(&ctx, &meta);
+    ///     format!("Exported {what}")
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub fn claim(ctx: &neva::Context, meta: &neva::types::RequestParamsMeta) {
+        bind_task(ctx, meta);
     }
 
     /// Waits, for a task `id` no one owns, until no task is under creation (at most
