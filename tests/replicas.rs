@@ -385,6 +385,36 @@ mod rounds {
         assert_eq!(script.requests().len(), 1, "no turn was asked for again");
     }
 
+    #[tokio::test]
+    #[ignore = "needs redis-server: run by scripts/test"]
+    async fn a_sessions_id_is_nowhere_in_redis_keys() {
+        let pair = Pair::start(STATE_SECRET).await;
+        let asked = pair.asked_on_a().await;
+        let done = pair.approved_on_b(&asked).await;
+        let named = done["result"]["content"][1]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a session: {done}"));
+        let id = named
+            .lines()
+            .next()
+            .and_then(|line| line.strip_prefix("session: "))
+            .unwrap_or_else(|| panic!("a session: {done}"));
+
+        // What a reader of Redis sees: keys that spell nothing of the id that continues it.
+        let client = ::redis::Client::open(pair.redis.url()).expect("a client");
+        let mut connection = client
+            .get_multiplexed_async_connection()
+            .await
+            .expect("connects");
+        let keys: Vec<String> = ::redis::cmd("KEYS")
+            .arg("ladoga:session:*")
+            .query_async(&mut connection)
+            .await
+            .expect("keys");
+        assert!(!keys.is_empty(), "the session is kept in Redis");
+        assert!(keys.iter().all(|key| !key.contains(id)), "{id} in {keys:?}");
+    }
+
     /// Two `board --auth --redis --db` replicas with the shared secrets, each logging to a file
     /// of `db`'s folder, behind nginx.
     struct Balanced {

@@ -335,8 +335,20 @@ async fn owned(ctx: &MwContext) -> Result<Option<(Arc<Restate>, String, Followed
     let caller = Caller::of(ctx.claims());
     Ok(restate
         .owned(&key, &caller)
-        .await?
+        .await
+        .map_err(not_now)?
         .map(|followed| (restate, key, followed)))
+}
+
+/// What a `tasks/*` request is told while restate-server, which keeps the durable tasks, does
+/// not answer: nothing has failed, and the same request later gets its answer. (Whose task it
+/// is cannot be told either, so not even a task's status is given.)
+fn not_now(_: Error) -> Error {
+    Error::new(
+        ErrorCode::InternalError,
+        "restate-server, which keeps this server's durable tasks, does not answer now; no task \
+         has failed for it: ask again in a moment",
+    )
 }
 
 /// A `tasks/get`: a durable task's from Restate, any other neva's.
@@ -349,7 +361,7 @@ pub(super) async fn get(ctx: MwContext, next: Next) -> Response {
     match restate.task(&key, followed).await {
         Ok(Some(task)) => task.into_response(ctx.id()),
         Ok(None) => next(ctx).await,
-        Err(error) => Response::error(ctx.id(), error),
+        Err(error) => Response::error(ctx.id(), not_now(error)),
     }
 }
 

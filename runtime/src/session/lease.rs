@@ -77,9 +77,16 @@ impl Lease {
             (Session::ById, Some(id)) => (id.to_owned(), true),
             (Session::ById, None) => (asked.minted.map_or_else(new_id, str::to_owned), false),
         };
+        // A store key spells nothing of a session's id: a reader of the store cannot continue
+        // a session started without a token. A caller's own session is keyed by a digest
+        // already.
+        let stored = match asked.session {
+            Session::ById => principal::digest(&format!("session id:{id}")),
+            Session::PerCaller => id.clone(),
+        };
         let lease = Self {
             runs,
-            key: format!("{SESSION_PREFIX}{}/{id}", asked.agent),
+            key: format!("{SESSION_PREFIX}{}/{stored}", asked.agent),
             id: (asked.session == Session::ById).then_some(id),
             holder: asked.holder.as_bytes().to_vec(),
             principal,
