@@ -2,8 +2,8 @@
 //! serves on a loopback port of its own, until the board drains. Then it answers a new call
 //! `503` with `Retry-After`, so that a load balancer moves it to another replica, and still
 //! passes on what belongs to a call already made: an answer to the server's own request, a
-//! notification, a task's `tasks/*`, and, when paused runs live in this process only, a later
-//! round (a request carrying `requestState`). It counts the requests in flight, until their
+//! notification, a task's `tasks/*`, and a later round (a request carrying `requestState`),
+//! wherever the paused runs live. It counts the requests in flight, until their
 //! responses (streams included) are written, for the drain to wait on.
 //!
 //! neva's HTTP server has no hook to answer before its handlers, hence a front of its own. It
@@ -75,9 +75,6 @@ struct Inner {
     backend: SocketAddr,
     client: Client<HttpConnector, Body>,
     drain: ladoga::Drain,
-    /// Whether the paused runs live in this process only: then their later rounds can go on
-    /// here only, and a draining front passes them on.
-    runs_here_only: bool,
     /// Whether the board takes bearer tokens (`--auth`, `--oauth`): then it takes requests over
     /// plain HTTP from this machine only, as neva would if it listened itself.
     guarded: bool,
@@ -92,17 +89,12 @@ struct Inner {
 }
 
 impl Front {
-    /// A front for neva at `backend`, refusing new calls once `drain` begins; `runs_here_only`
-    /// when no other process can resume this one's paused runs; `guarded` when the board takes
+    /// A front for neva at `backend`, refusing new calls once `drain` begins; `guarded` when the
+    /// board takes
     /// bearer tokens, which then come over plain HTTP from a loopback peer only (a TLS proxy on
     /// this machine), as neva has it: neva sees the front's own loopback connection, not the
     /// caller's.
-    pub fn new(
-        backend: SocketAddr,
-        drain: ladoga::Drain,
-        runs_here_only: bool,
-        guarded: bool,
-    ) -> Self {
+    pub fn new(backend: SocketAddr, drain: ladoga::Drain, guarded: bool) -> Self {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
         let client = Client::builder(TokioExecutor::new()).build(connector);
@@ -111,7 +103,6 @@ impl Front {
                 backend,
                 client,
                 drain,
-                runs_here_only,
                 guarded,
                 in_flight: AtomicUsize::new(0),
                 connections: AtomicUsize::new(0),
@@ -308,8 +299,11 @@ impl Front {
     }
 
     /// Whether the JSON-RPC message (or batch) in `body` belongs to a call already made: a
-    /// response or a notification, a task's request, or, when paused runs live in this process
-    /// only, a later round of a call. A body that is not JSON is neva's to refuse.
+    /// response or a notification, a task's request, or a later round of a call. A later round
+    /// is finished here even when paused runs are in a shared store: a caller connected to this
+    /// replica directly (a Kubernetes Service keeps its connection; the Python SDK does not
+    /// send a request again after a `503`) would lose its call. A body that is not JSON is
+    /// neva's to refuse.
     fn continues_a_call(&self, body: &[u8]) -> bool {
         let Ok(message) = serde_json::from_slice::<Value>(body) else {
             return true;
@@ -321,7 +315,7 @@ impl Front {
             };
             message.get("id").is_none()
                 || method.starts_with("tasks/")
-                || (self.inner.runs_here_only && message["params"].get("requestState").is_some())
+                || message["params"].get("requestState").is_some()
         };
         match &message {
             Value::Array(batch) => batch.iter().all(continues),

@@ -471,7 +471,7 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
 
     if let (Some(listener), Some(backend)) = (listener, backend) {
         let guarded = auth.is_some() || oauth.is_some();
-        let front = front::Front::new(backend, drain.clone(), runs.is_local(), guarded);
+        let front = front::Front::new(backend, drain.clone(), guarded);
         tokio::spawn(front.clone().serve(listener));
         #[cfg(unix)]
         if let Some(signals) = signals {
