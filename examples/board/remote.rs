@@ -1,7 +1,6 @@
 //! `--remote URL`: another MCP server whose tools `plan_week` offers beside the board's.
 
 use ladoga::LiveTools;
-use neva::Client;
 use svir::{Tool, ToolCall, ToolResult, Toolbox};
 
 /// What the tools of the remote server are offered as: `remote_` and their own name.
@@ -13,29 +12,15 @@ pub const PREFIX: &str = "remote_";
 pub struct Remote(Option<LiveTools>);
 
 impl Remote {
-    /// Connects to the MCP server at `url` (`http://HOST:PORT/PATH`, over Streamable HTTP) and
-    /// lists its tools.
+    /// Connects to the MCP server at `url` (`http://HOST:PORT/PATH`, over Streamable HTTP), of
+    /// either generation, and lists its tools.
     pub async fn connect(url: &str) -> Result<Self, String> {
-        let (addr, endpoint) = split(url)?;
-        let client = Client::new()
-            .with_options(|opt| opt.with_http(|http| http.bind(addr).with_endpoint(endpoint)));
-        let tools = LiveTools::connect(client, |tools| tools.with_prefix(PREFIX))
+        let tools = LiveTools::connect_url(url, |opt| opt, |tools| tools.with_prefix(PREFIX))
             .await
             .map_err(|error| error.to_string())?;
         tools.renew().await.map_err(|error| error.to_string())?;
         Ok(Self(Some(tools)))
     }
-}
-
-/// The address and the endpoint of an `http://` URL.
-fn split(url: &str) -> Result<(&str, &str), String> {
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or_else(|| format!("`{url}` is not an http:// URL"))?;
-    Ok(match rest.find('/') {
-        Some(slash) => rest.split_at(slash),
-        None => (rest, "/"),
-    })
 }
 
 impl Toolbox for Remote {

@@ -66,7 +66,19 @@ struct Inner {
     /// The `subscriptions/listen` stream, open as long as the toolbox is.
     #[cfg(not(feature = "legacy-spec"))]
     _subscription: Option<neva::client::Subscription>,
+    /// The relay to a server of the older generation, serving as long as the toolbox is.
+    _relay: Option<Relay>,
+    /// The server's tools that were said, once each, not to be offered.
+    unoffered: std::sync::Mutex<std::collections::HashSet<String>>,
 }
+
+/// What reaches a server of the older generation: a relay, under MCP 2026-07-28.
+#[cfg(not(feature = "legacy-spec"))]
+type Relay = super::relay::Relay;
+
+/// Nothing, under `legacy-spec`: the client speaks the older generation itself.
+#[cfg(feature = "legacy-spec")]
+type Relay = std::convert::Infallible;
 
 impl fmt::Debug for LiveTools {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -103,8 +115,55 @@ impl LiveTools {
     /// # }
     /// ```
     pub async fn connect(
+        client: Client,
+        offer: impl FnOnce(RemoteTools) -> RemoteTools,
+    ) -> Result<Self, Error> {
+        Self::connect_relayed(client, offer, None).await
+    }
+
+    /// Connects to the MCP server at `url` (`http://HOST:PORT/PATH`, Streamable HTTP), of either
+    /// generation, with a client of `options` (a timeout, a bearer token with `with_http`'s
+    /// `with_auth`: its address and endpoint are `url`'s), and offers its tools as `offer`
+    /// configures them.
+    ///
+    /// A server of MCP 2026-07-28 is reached as [`Self::connect`] reaches it. One of the older
+    /// generation (2025-11-25 and before, such as every server on the TypeScript SDK 1.x) is
+    /// reached too: neva 0.9's client falls back to `initialize` for it only through a loopback
+    /// relay, which this starts when the server's answer to `server/discover` calls for it (see
+    /// `toolbox/relay.rs`). Under `legacy-spec` the client speaks the older generation itself.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # async fn run() -> Result<(), neva::error::Error> {
+    /// let everything = ladoga::LiveTools::connect_url(
+    ///     "http://127.0.0.1:3001/mcp",
+    ///     |opt| opt,
+    ///     |tools| tools.with_prefix("everything_"),
+    /// )
+    /// .await?;
+    /// # let _ = everything;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn connect_url(
+        url: &str,
+        options: impl FnOnce(neva::client::options::McpOptions) -> neva::client::options::McpOptions,
+        offer: impl FnOnce(RemoteTools) -> RemoteTools,
+    ) -> Result<Self, Error> {
+        let (addr, endpoint) = split_url(url)?;
+        let relay = relay_for(url, addr).await?;
+        let to = relay.as_ref().map_or_else(|| addr.to_owned(), relay_addr);
+        let client = Client::new().with_options(|opt| {
+            options(opt).with_http(|http| http.bind(to).with_endpoint(endpoint))
+        });
+        Self::connect_relayed(client, offer, relay).await
+    }
+
+    /// [`Self::connect`], keeping `relay` serving as long as the toolbox.
+    async fn connect_relayed(
         mut client: Client,
         offer: impl FnOnce(RemoteTools) -> RemoteTools,
+        relay: Option<Relay>,
     ) -> Result<Self, Error> {
         let changes = Arc::new(AtomicU64::new(0));
         let this: Arc<OnceLock<Weak<Inner>>> = Arc::default();
@@ -129,6 +188,8 @@ impl LiveTools {
             listed: tokio::sync::Mutex::new(None),
             #[cfg(not(feature = "legacy-spec"))]
             _subscription: subscription,
+            _relay: relay,
+            unoffered: std::sync::Mutex::default(),
         });
         let _ = this.set(Arc::downgrade(&inner));
         Ok(Self { inner })
@@ -163,7 +224,28 @@ impl LiveTools {
         }
         self.inner.tools.refresh().await?;
         *listed = Some(changes);
+        self.say_unoffered().await;
         Ok(true)
+    }
+
+    /// Says in the log, once for each, which tools the server lists that no model call can
+    /// use: those it runs only as an MCP task (a model's call is none). neva's `RemoteTools`
+    /// leaves them out without a word.
+    async fn say_unoffered(&self) {
+        let Ok(listed) = self.inner.tools.client().tools().list(None).await else {
+            return;
+        };
+        let mut said = self
+            .inner
+            .unoffered
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for tool in listed.tools {
+            let task_only = tool.task_support() == Some(neva::types::tool::TaskSupport::Required);
+            if task_only && said.insert(tool.name.clone()) {
+                tracing::warn!(target: "ladoga", tool = %tool.name, "a remote tool is not offered to the model: it runs only as an MCP task, and a model's call is none");
+            }
+        }
     }
 
     /// How many times the server has said its tool list changed since [`Self::connect`].
@@ -200,6 +282,8 @@ async fn listen(client: &Client) -> Option<neva::client::Subscription> {
     let filter = neva::types::SubscriptionFilter::new().with_tools_changed();
     match client.listen(filter).await {
         Ok(subscription) => Some(subscription),
+        // A server of the older generation tells its changes over its session, unasked.
+        Err(error) if error.to_string().contains("legacy protocol") => None,
         Err(error) => {
             tracing::warn!(target: "ladoga", %error, "the server's tool list will not be renewed: it refused to tell its changes");
             None
@@ -222,4 +306,58 @@ impl Toolbox for LiveTools {
     {
         self.inner.tools.call_all(calls)
     }
+}
+
+/// The address (`HOST:PORT`) and the endpoint (`/PATH`) of an `http://` URL.
+fn split_url(url: &str) -> Result<(&str, &str), Error> {
+    let rest = url.strip_prefix("http://").ok_or_else(|| {
+        Error::new(
+            neva::error::ErrorCode::InvalidParams,
+            format!(
+                "`{url}` is not an http:// URL: for https, give LiveTools::connect a client \
+                 configured with TLS"
+            ),
+        )
+    })?;
+    Ok(match rest.find('/') {
+        Some(slash) => rest.split_at(slash),
+        None => (rest, "/"),
+    })
+}
+
+/// The relay the server at `url` (at `addr`) needs: one of the older generation, under MCP
+/// 2026-07-28.
+#[cfg(not(feature = "legacy-spec"))]
+async fn relay_for(url: &str, addr: &str) -> Result<Option<Relay>, Error> {
+    if !Relay::needed(url).await {
+        return Ok(None);
+    }
+    let relay = Relay::start(format!("http://{addr}"))
+        .await
+        .map_err(|error| {
+            Error::new(
+                neva::error::ErrorCode::InternalError,
+                format!("no relay to the MCP server at {url}: {error}"),
+            )
+        })?;
+    tracing::info!(target: "ladoga", %url, "an MCP server of the older generation: reached through a relay");
+    Ok(Some(relay))
+}
+
+/// None under `legacy-spec`: the client speaks the older generation itself.
+#[cfg(feature = "legacy-spec")]
+async fn relay_for(_url: &str, _addr: &str) -> Result<Option<Relay>, Error> {
+    Ok(None)
+}
+
+/// Where `relay` listens.
+#[cfg(not(feature = "legacy-spec"))]
+fn relay_addr(relay: &Relay) -> String {
+    relay.addr().to_string()
+}
+
+/// Where `relay` listens: there is none under `legacy-spec`.
+#[cfg(feature = "legacy-spec")]
+fn relay_addr(relay: &Relay) -> String {
+    match *relay {}
 }

@@ -3,6 +3,8 @@
 pub(crate) mod arguments;
 mod deferred;
 mod live;
+#[cfg(not(feature = "legacy-spec"))]
+mod relay;
 mod search;
 mod selection;
 mod union;

@@ -1,0 +1,298 @@
+//! A loopback relay in front of an MCP server of the older generation (MCP 2025-11-25 and
+//! before), for neva 0.9's client of the current one.
+//!
+//! That client opens with `server/discover` and falls back to `initialize` when the server
+//! rejects it, as MCP 2026-07-28's backward-compatibility section has clients do. A server on the
+//! TypeScript SDK 1.x (most servers people run, `server-everything` among them) rejects it with
+//! HTTP 400 and a JSON-RPC error whose `id` is `null` ("Server not initialized"): neva matches
+//! that answer to no request (`src/transport/http/client/send.rs`), so the fallback never runs and
+//! `connect` times out. The Python SDK 1.x answers it with `-32602` ("Invalid request
+//! parameters"), which neva does not take for a server of the older generation, and its answer
+//! in a server-sent event goes unread. The relay passes every request and response on as they
+//! are, but for those: an error that names no request gets the id of the one it answers, and any
+//! error to `server/discover` is told as the method not found, in plain JSON. neva then falls
+//! back, and speaks 2025-11-25 through the relay from then on. It serves on `127.0.0.1`, on a
+//! port of its own, until dropped.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::header::{self, HeaderMap, HeaderName};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::net::TcpListener;
+
+/// A body passed on, or one of the relay's own.
+type Body = BoxBody<Bytes, std::io::Error>;
+
+/// The request neva's client opens with.
+const DISCOVER: &str = "server/discover";
+
+/// The largest request body read, and the largest error answer rewritten.
+const MAX_BODY: usize = 64 << 20;
+
+/// The headers of one hop only, never passed on.
+const HOP_BY_HOP: [&str; 7] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// A relay serving on a loopback port until dropped.
+#[derive(Debug)]
+pub(crate) struct Relay {
+    addr: SocketAddr,
+    serving: tokio::task::JoinHandle<()>,
+}
+
+impl Relay {
+    /// Whether the MCP server at `url` is one of the older generation, which neva's client
+    /// reaches only through the relay: it answers `server/discover` with an error.
+    pub(crate) async fn needed(url: &str) -> bool {
+        let discover = serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": DISCOVER,
+            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
+        });
+        let probe = reqwest::Client::new()
+            .post(url)
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", DISCOVER)
+            .json(&discover)
+            .timeout(std::time::Duration::from_secs(10))
+            .send()
+            .await;
+        let Ok(answer) = probe else {
+            return false;
+        };
+        answer.bytes().await.is_ok_and(|bytes| {
+            message_of(&bytes).is_some_and(|message| message.get("error").is_some())
+        })
+    }
+
+    /// A relay to the origin (`http://HOST:PORT`) of an MCP server, listening on a free
+    /// loopback port: a request to the relay's path goes to the same path there.
+    pub(crate) async fn start(origin: String) -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let client = reqwest::Client::new();
+        let serving = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let (client, origin) = (client.clone(), origin.clone());
+                let service = hyper::service::service_fn(move |request| {
+                    let (client, origin) = (client.clone(), origin.clone());
+                    async move { Ok::<_, Infallible>(relay(&client, &origin, request).await) }
+                });
+                tokio::spawn(async move {
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+        Ok(Self { addr, serving })
+    }
+
+    /// Where the relay listens.
+    pub(crate) fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.serving.abort();
+    }
+}
+
+/// `request`, sent on to the same path at `origin`: the server's response, with an id given to
+/// an error that names none.
+async fn relay(
+    client: &reqwest::Client,
+    origin: &str,
+    request: Request<Incoming>,
+) -> Response<Body> {
+    let (parts, body) = request.into_parts();
+    let path = parts.uri.path_and_query().map_or("/", |path| path.as_str());
+    let target = format!("{origin}{path}");
+    let body = match Limited::new(body, MAX_BODY).collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(_) => return own(StatusCode::PAYLOAD_TOO_LARGE),
+    };
+    let ids = request_ids(&body);
+    let discovering =
+        serde_json::from_slice::<Value>(&body).is_ok_and(|message| message["method"] == DISCOVER);
+    let mut sent = client.request(parts.method, target).body(body);
+    for (name, value) in &parts.headers {
+        if !is_hop_by_hop(name) && name != header::HOST && name != header::CONTENT_LENGTH {
+            sent = sent.header(name, value);
+        }
+    }
+    let answer = match sent.send().await {
+        Ok(answer) => answer,
+        Err(error) => {
+            tracing::warn!(target: "ladoga", %error, "the relay to an older MCP server cannot reach it");
+            return own(StatusCode::BAD_GATEWAY);
+        }
+    };
+    let status = answer.status();
+    let mut headers = passed_on(answer.headers());
+    let rewritten = match &ids[..] {
+        [id] if discovering || (status.is_client_error() && is_json(answer.headers())) => Some(id),
+        _ => None,
+    };
+    if let Some(id) = rewritten {
+        let Ok(bytes) = answer.bytes().await else {
+            return own(StatusCode::BAD_GATEWAY);
+        };
+        let bytes = match declined(&bytes, id, discovering) {
+            Some(declined) => {
+                headers.insert(
+                    header::CONTENT_TYPE,
+                    header::HeaderValue::from_static("application/json"),
+                );
+                Bytes::from(declined)
+            }
+            None => bytes,
+        };
+        return respond(
+            status,
+            headers,
+            Full::new(bytes).map_err(|never| match never {}).boxed(),
+        );
+    }
+    let stream = futures_util::StreamExt::map(answer.bytes_stream(), |chunk| {
+        chunk.map(Frame::data).map_err(std::io::Error::other)
+    });
+    respond(status, headers, BodyExt::boxed(StreamBody::new(stream)))
+}
+
+/// The JSON-RPC message of a response body: the body itself, or its first server-sent event's.
+fn message_of(body: &[u8]) -> Option<Value> {
+    if let Ok(message) = serde_json::from_slice::<Value>(body) {
+        return Some(message);
+    }
+    String::from_utf8_lossy(body)
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+}
+
+/// `answer`, an error to the request `id`, as neva's client takes it: given that id when it
+/// names none, and, for `server/discover` (`discovering`), said as the method not found, which
+/// is what any error to it means (the Python SDK 1.x says its parameters are invalid); none for
+/// any other answer.
+fn declined(answer: &[u8], id: &Value, discovering: bool) -> Option<Vec<u8>> {
+    let mut message = message_of(answer)?;
+    let object = message.as_object_mut()?;
+    let names_none = object.get("id").is_none_or(Value::is_null);
+    if !object.contains_key("error") || !(names_none || discovering) {
+        return None;
+    }
+    object.insert("id".to_owned(), id.clone());
+    if discovering {
+        object["error"]["code"] = Value::from(-32601);
+    }
+    serde_json::to_vec(&message).ok()
+}
+
+/// The ids of the JSON-RPC requests in `body` (a message or a batch).
+fn request_ids(body: &[u8]) -> Vec<Value> {
+    let id = |message: &Value| {
+        message.get("method")?;
+        message.get("id").filter(|id| !id.is_null()).cloned()
+    };
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Array(batch)) => batch.iter().filter_map(id).collect(),
+        Ok(message) => id(&message).into_iter().collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Whether `headers` say the body is JSON.
+fn is_json(headers: &reqwest::header::HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/json"))
+}
+
+/// The headers of `answer` that go on to neva.
+fn passed_on(answer: &reqwest::header::HeaderMap) -> HeaderMap {
+    answer
+        .iter()
+        .filter(|(name, _)| !is_hop_by_hop(name) && *name != header::CONTENT_LENGTH)
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect()
+}
+
+fn is_hop_by_hop(name: &HeaderName) -> bool {
+    HOP_BY_HOP.contains(&name.as_str())
+}
+
+fn respond(status: StatusCode, headers: HeaderMap, body: Body) -> Response<Body> {
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    *response.headers_mut() = headers;
+    response
+}
+
+/// A response of the relay's own, with no body.
+fn own(status: StatusCode) -> Response<Body> {
+    respond(
+        status,
+        HeaderMap::new(),
+        Full::new(Bytes::new())
+            .map_err(|never| match never {})
+            .boxed(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_error_that_names_no_request_is_given_the_requests_id() {
+        let ids = request_ids(br#"{"jsonrpc":"2.0","id":"a1","method":"tools/list"}"#);
+        assert_eq!(ids, vec![json!("a1")]);
+        let told = br#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}"#;
+        let given: Value =
+            serde_json::from_slice(&declined(told, &ids[0], false).unwrap()).unwrap();
+        assert_eq!(given["id"], "a1");
+        assert_eq!(given["error"]["code"], -32000);
+    }
+
+    #[test]
+    fn any_error_to_server_discover_is_the_method_not_found_even_in_an_event() {
+        let told = "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":\"Invalid request parameters\"}}\r\n\r\n";
+        let given: Value =
+            serde_json::from_slice(&declined(told.as_bytes(), &json!("d"), true).unwrap()).unwrap();
+        assert_eq!(given["id"], "d");
+        assert_eq!(given["error"]["code"], -32601);
+    }
+
+    #[test]
+    fn every_other_answer_is_left_as_it_is() {
+        let id = json!(7);
+        let own_id = br#"{"jsonrpc":"2.0","error":{"code":1,"message":"x"},"id":3}"#;
+        assert!(declined(own_id, &id, false).is_none());
+        assert!(declined(br#"{"jsonrpc":"2.0","result":{},"id":null}"#, &id, true).is_none());
+        assert!(declined(b"<html>", &id, true).is_none());
+        let notification = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        assert!(request_ids(notification).is_empty());
+        let batch =
+            br#"[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]"#;
+        assert_eq!(request_ids(batch), vec![json!(1), json!(2)]);
+    }
+}
