@@ -840,5 +840,16 @@ async fn with_an_identity_key_the_endpoint_takes_only_what_restate_server_signs(
         .await
         .expect("the endpoint answers");
     assert_eq!(unsigned.status(), 401);
+    // Over HTTP/1.1 too: the endpoint's own refusal, not a reset connection.
+    let http1 = reqwest::Client::builder()
+        .http1_only()
+        .build()
+        .expect("a client");
+    let unsigned = http1
+        .get(format!("http://{endpoint}/discover"))
+        .send()
+        .await
+        .expect("the endpoint answers HTTP/1.1");
+    assert_eq!(unsigned.status(), 401);
     let _ = std::fs::remove_file(&pem);
 }

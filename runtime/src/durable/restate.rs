@@ -9,7 +9,7 @@ use neva::App;
 use neva::error::{Error, ErrorCode};
 use neva::middleware::{MwContext, Next};
 use neva::types::{CallToolResponse, ProgressToken};
-use restate_sdk::prelude::{Endpoint, HttpServer};
+use restate_sdk::prelude::Endpoint;
 use tokio::net::TcpListener;
 
 use super::sealed::{Carried, Sealed};
@@ -174,9 +174,7 @@ impl Restate {
         let endpoint = endpoint.build();
         tokio::spawn(async move { super::door::keep(&tools).await });
         // The endpoint serves as long as the process does; a drain ends the runs' calls.
-        tokio::spawn(
-            HttpServer::new(endpoint).serve_with_cancel(listener, std::future::pending::<()>()),
-        );
+        tokio::spawn(serve_endpoint(listener, endpoint));
         if let Some(admin) = &self.admin {
             let client = self.ingress.client.clone();
             tokio::spawn(register(client, admin.clone(), self.uri()));
@@ -351,4 +349,32 @@ async fn register(client: reqwest::Client, admin: String, uri: String) {
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     tracing::error!(target: "ladoga::durable", %uri, %last, "the Restate deployment could not be registered");
+}
+
+/// Serves the Restate `endpoint` on `listener`, for as long as the process runs: HTTP/2 without
+/// TLS, as restate-server calls it, and HTTP/1.1 too, so that a request of anyone else (a probe,
+/// a proxy, curl) gets the endpoint's own answer (`401` without restate-server's signature)
+/// instead of a reset connection, which restate-sdk's own server gives it.
+async fn serve_endpoint(listener: TcpListener, endpoint: Endpoint) {
+    let endpoint = restate_sdk::hyper::HyperEndpoint::new(endpoint);
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                tracing::warn!(target: "ladoga::durable", %error, "the Restate endpoint cannot accept a connection");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let endpoint = endpoint.clone();
+        tokio::spawn(async move {
+            let executor = hyper_util::rt::TokioExecutor::new();
+            let served = hyper_util::server::conn::auto::Builder::new(executor)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), endpoint)
+                .await;
+            if let Err(error) = served {
+                tracing::debug!(target: "ladoga::durable", %error, "a connection to the Restate endpoint ended");
+            }
+        });
+    }
 }
