@@ -753,6 +753,66 @@ async fn a_legacy_durable_task_started_on_one_replica_is_followed_and_read_on_an
 
 #[cfg(feature = "legacy-spec")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn a_legacy_durable_task_is_its_callers_on_every_replica() {
+    use common::legacy_http::{ask, initialized};
+
+    let script = adding_then_answering(Duration::from_secs(2));
+    let model = script.serve().await.expect("the model's server");
+    let pair = Pair::start("durable-board-legacy-owner", &model.url(), &["--auth"]).await;
+    let (alice, bob) = (
+        common::auth::admin("alice"),
+        common::auth::valid_token("bob", json!({"role": "admin"})),
+    );
+    let hers = initialized(pair.one, &alice).await;
+    let params = json!({
+        "name": "plan_week", "arguments": {"focus": "the release"}, "task": {"ttl": 60_000},
+    });
+    let started = ask(pair.one, &alice, &hers, "tools/call", params).await;
+    let id = started["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {started}"))
+        .to_owned();
+    let made_up = "5f0c1e9a-3d2b-4c8e-9a71-0e6b2d4f8c13";
+
+    // Bob, on either replica, finds no such task, whatever he asks.
+    for addr in [pair.one, pair.other] {
+        let his = initialized(addr, &bob).await;
+        for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+            let theirs = ask(addr, &bob, &his, method, json!({"taskId": id})).await;
+            let none = ask(addr, &bob, &his, method, json!({"taskId": made_up})).await;
+            assert_eq!(
+                theirs["error"].to_string().replace(&id, "ID"),
+                none["error"].to_string().replace(made_up, "ID"),
+                "{method}: {theirs}"
+            );
+            assert!(theirs["error"].is_object(), "{method}: {theirs}");
+        }
+    }
+    // Alice reads it to its end through the other replica: Bob's cancel did nothing.
+    let there = initialized(pair.other, &alice).await;
+    let result = ask(
+        pair.other,
+        &alice,
+        &there,
+        "tasks/result",
+        json!({"taskId": id}),
+    )
+    .await;
+    assert_eq!(
+        common::unsessioned(
+            result["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+        ),
+        PLANNED,
+        "{result}"
+    );
+    assert_eq!(script.requests().len(), 2);
+}
+
+#[cfg(feature = "legacy-spec")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server and the Python SDK 1.x: LADOGA_RESTATE, LADOGA_PYTHON_LEGACY"]
 async fn a_legacy_durable_task_cancelled_through_another_replica_stops_its_run() {
     let script = adding_then_answering(Duration::from_secs(3));

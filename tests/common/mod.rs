@@ -7,6 +7,7 @@ pub mod auth;
 pub mod durable;
 pub mod exe;
 pub mod issuer;
+pub mod legacy_http;
 pub mod nginx;
 pub mod peer;
 pub mod prometheus;
