@@ -889,27 +889,18 @@ async fn with_an_identity_key_the_endpoint_takes_only_what_restate_server_signs(
     let client = connect(http).await;
     assert_eq!(common::plan_week(&client).await, PLANNED);
     assert_eq!(restate.invocations("LadogaRun").await.len(), 1);
-    // Anyone else's are not.
-    let h2c = reqwest::Client::builder()
-        .http2_prior_knowledge()
-        .build()
-        .expect("a client");
-    let unsigned = h2c
-        .get(format!("http://{endpoint}/discover"))
-        .send()
-        .await
-        .expect("the endpoint answers");
-    assert_eq!(unsigned.status(), 401);
-    // Over HTTP/1.1 too: the endpoint's own refusal, not a reset connection.
-    let http1 = reqwest::Client::builder()
-        .http1_only()
-        .build()
-        .expect("a client");
-    let unsigned = http1
-        .get(format!("http://{endpoint}/discover"))
-        .send()
-        .await
-        .expect("the endpoint answers HTTP/1.1");
-    assert_eq!(unsigned.status(), 401);
+    // Anyone else's are not, over HTTP/2 as restate-server speaks and over HTTP/1.1: the
+    // endpoint's own refusal, not a reset connection.
+    let h2c = reqwest::Client::builder().http2_prior_knowledge();
+    for client in [h2c, reqwest::Client::builder().http1_only()] {
+        let unsigned = client
+            .build()
+            .expect("a client")
+            .get(format!("http://{endpoint}/discover"))
+            .send()
+            .await
+            .expect("the endpoint answers");
+        assert_eq!(unsigned.status(), 401);
+    }
     let _ = std::fs::remove_file(&pem);
 }
