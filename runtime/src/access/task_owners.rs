@@ -367,9 +367,10 @@ fn created_task(answer: &Response) -> Option<(String, u64)> {
     // `{"task": {..}}` under `legacy-spec`, the task's fields themselves under 2026-07-28.
     let task = ok.result.get("task").unwrap_or(&ok.result);
     let id = task.get("taskId")?.as_str()?.to_owned();
-    let ttl = task
-        .get("ttl")
-        .and_then(serde_json::Value::as_u64)
+    // `ttlMs` under 2026-07-28, `ttl` under `legacy-spec`.
+    let ttl = ["ttlMs", "ttl"]
+        .iter()
+        .find_map(|key| task.get(key)?.as_u64())
         .unwrap_or(NEVA_DEFAULT_TTL_MS);
     Some((id, ttl))
 }
@@ -449,6 +450,18 @@ mod tests {
         owners.bind("new".into(), alice(), 0);
         assert_eq!(owners.len(), 1);
         assert!(!owners.owned_by_another("old", &bob()), "forgotten");
+    }
+
+    #[test]
+    fn a_task_a_middleware_made_is_read_in_either_generations_shape() {
+        let id = neva::types::RequestId::Number(1);
+        let current = serde_json::json!({"resultType": "task", "taskId": "t1", "ttlMs": 60_000});
+        let legacy = serde_json::json!({"task": {"taskId": "t2", "ttl": 5_000}});
+        let plain = serde_json::json!({"content": []});
+        let read = |result| created_task(&Response::success(id.clone(), result));
+        assert_eq!(read(current), Some(("t1".to_owned(), 60_000)));
+        assert_eq!(read(legacy), Some(("t2".to_owned(), 5_000)));
+        assert_eq!(read(plain), None);
     }
 
     #[test]
