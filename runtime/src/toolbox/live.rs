@@ -68,8 +68,6 @@ struct Inner {
     _subscription: Option<neva::client::Subscription>,
     /// The relay to a server of the older generation, serving as long as the toolbox is.
     _relay: Option<Relay>,
-    /// The server's tools that were said, once each, not to be offered.
-    unoffered: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 /// What reaches a server of the older generation: a relay, under MCP 2026-07-28.
@@ -189,7 +187,6 @@ impl LiveTools {
             #[cfg(not(feature = "legacy-spec"))]
             _subscription: subscription,
             _relay: relay,
-            unoffered: std::sync::Mutex::default(),
         });
         let _ = this.set(Arc::downgrade(&inner));
         Ok(Self { inner })
@@ -224,28 +221,7 @@ impl LiveTools {
         }
         self.inner.tools.refresh().await?;
         *listed = Some(changes);
-        self.say_unoffered().await;
         Ok(true)
-    }
-
-    /// Says in the log, once for each, which tools the server lists that no model call can
-    /// use: those it runs only as an MCP task (a model's call is none). neva's `RemoteTools`
-    /// leaves them out without a word.
-    async fn say_unoffered(&self) {
-        let Ok(listed) = self.inner.tools.client().tools().list(None).await else {
-            return;
-        };
-        let mut said = self
-            .inner
-            .unoffered
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        for tool in listed.tools {
-            let task_only = tool.task_support() == Some(neva::types::tool::TaskSupport::Required);
-            if task_only && said.insert(tool.name.clone()) {
-                tracing::warn!(target: "ladoga", tool = %tool.name, "a remote tool is not offered to the model: it runs only as an MCP task, and a model's call is none");
-            }
-        }
     }
 
     /// How many times the server has said its tool list changed since [`Self::connect`].
