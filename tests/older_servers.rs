@@ -10,7 +10,7 @@ mod common;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use common::{board_over_http_with, free_addr, plan_week, wait_for};
+use common::{board_at, free_addr, plan_week, wait_for};
 use ladoga::testing::{Reply, ScriptedModel};
 use neva::types::elicitation::{ElicitRequestParams, ElicitResult};
 use serde_json::{Value, json};
@@ -68,16 +68,27 @@ async fn python_legacy() -> (Child, SocketAddr) {
 }
 
 /// `plan_week` on a board whose `--remote` is the server at `remote`, its model calling `tool`
-/// with `arguments`: the answer, and the tools the model was offered.
+/// with `arguments`: the answer, the tools the model was offered, and the board's log.
 async fn planned_with(
     remote: SocketAddr,
     tool: &'static str,
     arguments: Value,
-) -> (String, Vec<String>) {
+) -> (String, Vec<String>, String) {
     let script = calling(tool, arguments);
     let model = script.serve().await.expect("serves");
     let url = format!("http://{remote}/mcp");
-    let (_board, addr) = board_over_http_with(&model.url(), "scripted", &["--remote", &url]).await;
+    let log = std::env::temp_dir().join(format!("ladoga-older-servers-{}.log", remote.port()));
+    let stderr = std::fs::File::create(&log).expect("the board's log");
+    let args = ["--remote", url.as_str()];
+    let (mut board, addr) = board_at(
+        free_addr(),
+        &model.url(),
+        "scripted",
+        &args,
+        &[],
+        stderr.into(),
+    )
+    .await;
     // The person approves: a remote tool says nothing of itself, so `plan_week` asks first.
     let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let mut client = common::client_for(addr);
@@ -94,15 +105,30 @@ async fn planned_with(
     assert!(asked[0].contains(tool), "{asked:?}");
     let offered = script.requests()[0].tool_names();
     assert_eq!(script.requests().len(), 2, "one call, then the answer");
-    (answer, offered)
+    let _ = board.kill().await;
+    let said = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    (answer, offered, said)
 }
 
 #[tokio::test]
 #[ignore = "needs server-everything: LADOGA_EVERYTHING (scripts/peers install)"]
 async fn plan_week_calls_a_tool_of_server_everything() {
     let (_server, addr) = everything().await;
-    let (answer, offered) =
+    let (answer, offered, said) =
         planned_with(addr, "remote_echo", json!({"message": "from the board"})).await;
+
+    // Its one tool that runs only as a task is not offered, and the log says so, once.
+    assert!(
+        !offered.iter().any(|name| name.contains("research")),
+        "{offered:?}"
+    );
+    let told: Vec<_> = said
+        .lines()
+        .filter(|line| line.contains("WARN") && line.contains("not offered"))
+        .filter(|line| line.contains("simulate-research-query"))
+        .collect();
+    assert_eq!(told.len(), 1, "{said}");
 
     assert!(
         offered.iter().any(|name| name == "remote_echo"),
@@ -117,7 +143,7 @@ async fn plan_week_calls_a_tool_of_server_everything() {
 #[ignore = "needs the Python SDK 1.30: LADOGA_PYTHON_LEGACY (scripts/peers install)"]
 async fn plan_week_calls_a_tool_of_a_python_sdk_1_server() {
     let (_server, addr) = python_legacy().await;
-    let (answer, offered) = planned_with(addr, "remote_forecast", json!({"city": "Oslo"})).await;
+    let (answer, offered, _) = planned_with(addr, "remote_forecast", json!({"city": "Oslo"})).await;
 
     assert!(
         offered.iter().any(|name| name == "remote_forecast"),

@@ -398,6 +398,10 @@ async fn the_tool_list_is_renewed_when_the_server_says_it_changed() {
     })
     .await
     .expect("connects to B");
+    // Connecting lists once, to say in the log which tools cannot be offered; from then on,
+    // every count below is of the listings since.
+    assert_eq!(lists.load(Ordering::SeqCst), 1);
+    lists.store(0, Ordering::SeqCst);
     let script = ScriptedModel::new([
         Reply::text("first"),
         Reply::text("again"),

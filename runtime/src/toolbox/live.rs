@@ -178,6 +178,7 @@ impl LiveTools {
             }
         });
         client.connect().await?;
+        say_unoffered(&client).await;
         #[cfg(not(feature = "legacy-spec"))]
         let subscription = listen(&client).await;
         let inner = Arc::new(Inner {
@@ -248,6 +249,20 @@ impl LiveTools {
     /// ```
     pub fn remote(&self) -> &RemoteTools {
         &self.inner.tools
+    }
+}
+
+/// Says in the log, once as it connects, which tools the server lists that no model call can
+/// use: those that run only as an MCP task (a model's call is none), which neva's `RemoteTools`
+/// leaves out without a word. One listing, at connect only: a renewal lists once per change.
+async fn say_unoffered(client: &Client) {
+    let Ok(listed) = client.tools().list_all().await else {
+        return;
+    };
+    for tool in listed {
+        if tool.task_support() == Some(neva::types::tool::TaskSupport::Required) {
+            tracing::warn!(target: "ladoga", tool = %tool.name, "a remote tool is not offered to the model: it runs only as an MCP task, and a model's call is none");
+        }
     }
 }
 
