@@ -417,7 +417,7 @@ async fn no_session(request: Request<Incoming>) -> Response<Body> {
     let reply = match serde_json::from_slice::<Value>(&body) {
         Ok(Value::Array(batch)) => {
             let replies: Vec<Value> = batch.iter().filter_map(error).collect();
-            (!replies.is_empty()).then(|| Value::Array(replies))
+            (!replies.is_empty()).then_some(Value::Array(replies))
         }
         Ok(message) => error(&message),
         Err(_) => None,
