@@ -50,6 +50,11 @@ async fn test_input_required_result_elicitation(ctx: Context) -> Result<String, 
 /// Scenario `input-required-result-basic-sampling`.
 #[tool(descr = "Asks its caller's model the capital of France")]
 async fn test_input_required_result_sampling(ctx: Context) -> Result<String, Error> {
+    Ok(format!("The model answered: {}", capital(&ctx).await?))
+}
+
+/// What the caller's model says the capital of France is, asked under `capital_question`.
+async fn capital(ctx: &Context) -> Result<String, Error> {
     #[allow(deprecated)] // sampling, kept in MCP 2026-07-28 as an input request
     let answer = ctx
         .sample(
@@ -57,7 +62,7 @@ async fn test_input_required_result_sampling(ctx: Context) -> Result<String, Err
             sampling("What is the capital of France?", 100),
         )
         .await?;
-    Ok(format!("The model answered: {}", text_of(&answer)))
+    Ok(text_of(&answer))
 }
 
 /// The text of a sampling answer.
@@ -165,14 +170,7 @@ async fn test_input_required_result_capabilities(ctx: Context) -> Result<String,
     let declared = ctx.client_capabilities();
     let mut answers = Vec::new();
     if declared.sampling {
-        #[allow(deprecated)] // sampling, kept in MCP 2026-07-28 as an input request
-        let answer = ctx
-            .sample(
-                "capital_question",
-                sampling("What is the capital of France?", 100),
-            )
-            .await?;
-        answers.push(text_of(&answer));
+        answers.push(capital(&ctx).await?);
     }
     if declared.elicitation.is_some() {
         let name = ctx
