@@ -214,23 +214,26 @@ async fn a_remote_tool_that_fails_is_an_error_result_and_the_other_calls_answer(
 }
 
 #[tokio::test]
-async fn a_name_offered_twice_is_a_tool_error_naming_both() {
+async fn a_name_offered_twice_is_the_servers_own_and_the_added_toolboxs_is_left_out() {
     let extra = svir::Tools::new().add_tool(
         svir::Tool::new("note", "Another note"),
         |_: serde_json::Value| async { "noted elsewhere" },
     );
-    let script = ScriptedModel::new([Reply::text("unreachable")]);
+    let script = ScriptedModel::new([
+        Reply::call("note", json!({"text": "x"})),
+        Reply::text("done"),
+    ]);
     let (a, _model) = server_a(&script, extra).await;
 
     let result = ask(&a, "clashing").await;
-    assert!(result.is_error);
-    assert!(
-        text(&result)
-            .contains("the tool `note` is offered by both this server and `svir::tools::Tools`"),
-        "{}",
-        text(&result)
+    assert!(!result.is_error, "{}", text(&result));
+    let requests = script.requests();
+    assert_eq!(requests[0].tool_names(), ["note"]);
+    assert_eq!(
+        result_texts(&requests[1]),
+        ["noted x"],
+        "the server's own note"
     );
-    assert!(script.requests().is_empty());
     a.stop().await;
 }
 

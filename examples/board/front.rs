@@ -40,13 +40,14 @@ use crate::owners::Sessions;
 use crate::owners::bearer;
 
 /// A body passed on, or one of the front's own.
-type Body = BoxBody<Bytes, hyper::Error>;
+pub type Body = BoxBody<Bytes, hyper::Error>;
 
 /// What a draining front tells a caller to wait before it calls again, in seconds.
 const RETRY_AFTER: &str = "2";
 
-/// The largest request body a draining front reads to decide whether to pass it on.
-const MAX_READ_BODY: usize = 4 << 20;
+/// The largest request body a draining front reads to decide whether to pass it on: the
+/// largest the board takes.
+const MAX_READ_BODY: usize = crate::body_limit::MAX_BODY;
 
 /// Where a client first looks for the board's Protected Resource Metadata.
 const METADATA_ROOT: &str = "/.well-known/oauth-protected-resource";
@@ -197,7 +198,8 @@ impl Front {
     }
 
     /// The response to `request`: neva's, or the front's own refusal of a token without a
-    /// subject, of another principal's session, or of a new call while it drains.
+    /// subject, of another principal's session, of a body over [`crate::body_limit::MAX_BODY`],
+    /// or of a new call while it drains.
     async fn answer(&self, request: Request<Incoming>) -> Response<Body> {
         let principal = match self.inner.guarded {
             true => Principal::of(request.headers()),
@@ -217,6 +219,11 @@ impl Front {
         }
         #[cfg(feature = "legacy-spec")]
         let deleting = request.method() == Method::DELETE;
+        // A body over neva's limit would be answered `200` and empty: the front says why.
+        let request = match crate::body_limit::within(request).await {
+            Ok(request) => request,
+            Err(too_large) => return too_large,
+        };
         let draining = self.inner.drain.is_draining();
         let request = if draining {
             let (parts, body) = request.into_parts();
@@ -229,7 +236,7 @@ impl Front {
             }
             Request::from_parts(parts, full(body))
         } else {
-            request.map(BodyExt::boxed)
+            request
         };
         #[cfg(feature = "legacy-spec")]
         let bearer = bearer(request.headers()).map(str::to_owned);

@@ -60,6 +60,7 @@
 mod access;
 mod admin;
 mod auth;
+mod body_limit;
 mod front;
 mod grace;
 mod oauth;

@@ -71,6 +71,7 @@ pub async fn run(load: &Durable) -> Result<bool, Box<dyn std::error::Error>> {
         .map(str::to_owned)
         .to_vec(),
         env: vec![("LADOGA_STATE_SECRET".to_owned(), STATE_SECRET.to_owned())],
+        token: None,
     };
     let launches = endpoints.map(launch);
     let mut boards = Vec::new();

@@ -5,6 +5,7 @@
 //! load [--sessions 200] [--seconds 60] [--warmup 10] [--turns 3] [--calls 3] [--board PATH]
 //!      [--replicas 1 [--restart]] [--model-delay 0]
 //! load --durable 100 [--kill-every 10] [--spacing-ms 300] [--model-delay 1500]
+//! load --fill-sessions 20 [--ceiling-mib 512]
 //! ```
 //!
 //! The sessions call for `--warmup` seconds first (connections, buffers and the allocator's
@@ -28,10 +29,16 @@
 //! install` fills), one started every `--spacing-ms`, while a board is killed (`SIGKILL`) and
 //! started again every `--kill-every` seconds (`durable.rs`). It fails on any task that does not
 //! complete with its own answer, and any task on the board other than once.
+//!
+//! With `--fill-sessions N`, N callers of `board --auth`, each with a token of its own, start
+//! 40 sessions each (a caller may keep 32) and grow each past a session's own bound (1 MiB), all
+//! at once: far more than the board's session bounds let it keep (`fill.rs`). It fails on any
+//! call not answered, and on a resident memory past `--ceiling-mib`.
 
 mod balancer;
 #[cfg(not(feature = "legacy-spec"))]
 mod durable;
+mod fill;
 mod latency;
 mod memory;
 mod redis;
@@ -98,6 +105,13 @@ struct Cli {
     /// With `--durable`: milliseconds between two tasks' starts.
     #[arg(long, default_value_t = 300)]
     spacing_ms: u64,
+    /// Have this many callers fill the board's sessions past their bounds instead, and watch
+    /// its resident memory.
+    #[arg(long, value_name = "CALLERS")]
+    fill_sessions: Option<usize>,
+    /// With `--fill-sessions`: the most resident memory the board may reach, in MiB.
+    #[arg(long, default_value_t = 512.0)]
+    ceiling_mib: f64,
 }
 
 /// The request-state secret the replicas share in the restart mode: 48 bytes.
@@ -121,6 +135,17 @@ async fn main() -> ExitCode {
 
 /// Runs the load and prints its report; `Ok(false)` when a target was missed.
 async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
+    if let Some(callers) = cli.fill_sessions {
+        return fill::run(&fill::Fill {
+            callers,
+            board: match &cli.board {
+                Some(path) => path.clone(),
+                None => std::env::current_exe()?.with_file_name("board"),
+            },
+            ceiling_mib: cli.ceiling_mib,
+        })
+        .await;
+    }
     if let Some(tasks) = cli.durable {
         #[cfg(feature = "legacy-spec")]
         return Err(format!(
@@ -163,6 +188,7 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
             .map(str::to_owned)
             .to_vec(),
         env: Vec::new(),
+        token: None,
     };
     // The restart mode's shared state: Redis, the board's database, the secret.
     let redis = match restart {

@@ -20,6 +20,8 @@ pub struct Launch {
     pub args: Vec<String>,
     /// Its environment beside this process's.
     pub env: Vec<(String, String)>,
+    /// The bearer token a client sends it, if it takes tokens (`--auth`).
+    pub token: Option<String>,
 }
 
 /// A running board.
@@ -43,7 +45,7 @@ impl Board {
             .spawn()
             .map_err(|error| format!("cannot start {}: {error}", launch.binary.display()))?;
         let board = Self { addr, child };
-        board.wait_until_it_serves().await?;
+        board.wait_until_it_serves(launch.token.as_deref()).await?;
         Ok(board)
     }
 
@@ -57,12 +59,19 @@ impl Board {
         self.child.kill().await
     }
 
-    /// Waits until an MCP client connects to it, for at most 30 seconds.
-    async fn wait_until_it_serves(&self) -> Result<(), String> {
+    /// Waits until an MCP client (sending `token`, if any) connects to it, for at most 30
+    /// seconds.
+    async fn wait_until_it_serves(&self, token: Option<&str>) -> Result<(), String> {
         super::sessions::wait_for(self.addr).await?;
         let mut client = Client::new().with_options(|opt| {
-            opt.with_http(|http| http.bind(self.addr.to_string()).with_endpoint("/mcp"))
-                .with_timeout(Duration::from_secs(30))
+            opt.with_http(|http| {
+                let http = http.bind(self.addr.to_string()).with_endpoint("/mcp");
+                match token {
+                    Some(token) => http.with_auth(token),
+                    None => http,
+                }
+            })
+            .with_timeout(Duration::from_secs(30))
         });
         client
             .connect()

@@ -354,6 +354,10 @@ fn limits(args: &Args) -> Vec<TokenStream> {
         let value = max.value.get();
         calls.push(quote_spanned! { max.span => .max_result(#value) });
     }
+    if let Some(max) = &args.max_arguments {
+        let value = max.value.get();
+        calls.push(quote_spanned! { max.span => .max_arguments(#value) });
+    }
     if let Some(policy) = &args.on_limit {
         calls.push(quote! { .on_limit(#private::OnLimit::#policy) });
     }

@@ -144,6 +144,17 @@ pub enum RunError {
         /// How long the call waited.
         waited: std::time::Duration,
     },
+    /// A call would start a session while every session a bound counts (the caller's own, or
+    /// every caller's: [`SessionBounds`](crate::session::SessionBounds)) is in use by a call,
+    /// so none idle could be let go to make room. Nothing ran.
+    #[error(
+        "no session can be started now: {bound} are kept, the most there may be, and each is in \
+         use by a call; call again once one of them has answered, or go on with one of them"
+    )]
+    SessionLimit {
+        /// The bound reached: sessions per caller, or in all.
+        bound: usize,
+    },
     /// The session could not be read or kept: its store did not answer. Nothing ran.
     #[error("the session could not be read or kept: its store did not answer; call again")]
     SessionStore,

@@ -39,8 +39,13 @@ pub use crate::access::TaskOwners;
 pub use crate::approval::Approvals;
 pub use crate::brief::IntoBrief;
 pub use crate::error::RunError;
-pub use crate::limits::{DEFAULT_OUTPUT_RETRIES, DEFAULT_TURNS, Limits, OnLimit};
-pub use crate::model::{CallerModel, CompletionModel, DEFAULT_RETRIES, Fallback, Model};
+pub use crate::limits::{
+    DEFAULT_MAX_ARGUMENTS, DEFAULT_OUTPUT_RETRIES, DEFAULT_RUN_TIMEOUT, DEFAULT_TURNS, Limits,
+    OnLimit,
+};
+pub use crate::model::{
+    CallerModel, CompletionModel, DEFAULT_RESPONSE_TIMEOUT, DEFAULT_RETRIES, Fallback, Model,
+};
 pub use crate::outcome::{Outcome, Stop, TokenUsage, UnknownCall};
 pub use crate::run::{Drain, Orchestration};
 pub use crate::session::Session;
@@ -69,4 +74,7 @@ pub use crate::store::{
     MemoryRuns, PAUSED_RUN_TTL, RunStore, Runs, StoreError, StoreFuture, round_unlocked,
 };
 #[doc(no_inline)]
-pub use crate::toolbox::{DEFAULT_CALL_TIMEOUT, LiveTools, PatternError, ToolUnion};
+pub use crate::toolbox::{
+    DEFAULT_CALL_TIMEOUT, LiveTools, MAX_REMOTE_BYTES, MAX_REMOTE_SCHEMA_DEPTH,
+    MAX_REMOTE_TOOL_BYTES, MAX_REMOTE_TOOLS, PatternError, ToolUnion,
+};

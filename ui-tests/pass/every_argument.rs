@@ -44,6 +44,7 @@ struct Plan {
     context = 32000,
     repeat = 3,
     max_result = 8000,
+    max_arguments = 16384,
     output = Plan,
     retries = 2,
     session = true,

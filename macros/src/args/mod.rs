@@ -63,6 +63,8 @@ pub(crate) struct Args {
     pub(crate) context: Option<Bound>,
     pub(crate) repeat: Option<Bound>,
     pub(crate) max_result: Option<Bound>,
+    /// The most bytes of one call's arguments.
+    pub(crate) max_arguments: Option<Bound>,
     pub(crate) output: Option<Type>,
     pub(crate) retries: Option<LitInt>,
     pub(crate) model: Option<Type>,

@@ -146,6 +146,13 @@ pub(super) const ARGS: &[Spec] = &[
         take: Take::Value(|args, value, spec, errors| args.max_result = bound(value, spec, errors)),
     },
     Spec {
+        name: "max_arguments",
+        example: "`max_arguments = 65536`",
+        take: Take::Value(|args, value, spec, errors| {
+            args.max_arguments = bound(value, spec, errors)
+        }),
+    },
+    Spec {
         name: "output",
         example: "`output = Review`",
         take: Take::Type(|args, ty| args.output = Some(ty)),

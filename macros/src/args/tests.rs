@@ -206,3 +206,15 @@ fn defer_takes_at_least_one_pattern() {
         assert!(args.defer.is_empty(), "{wrong}");
     }
 }
+
+#[test]
+fn max_arguments_is_a_positive_number_of_bytes() {
+    let (args, errors) = parse(quote! { max_arguments = 4096 });
+    assert!(errors.is_none(), "{errors:?}");
+    assert_eq!(args.max_arguments.unwrap().value.get(), 4096);
+    let errors = parse(quote! { max_arguments = 0 }).1.expect("errors");
+    assert!(
+        errors.contains("`max_arguments` must be at least 1"),
+        "{errors}"
+    );
+}

@@ -3,17 +3,23 @@
 use std::num::{NonZeroU64, NonZeroUsize};
 use std::time::Duration;
 
-use crate::limits::{DEFAULT_MAX_RESULT, OnLimit};
+use crate::limits::{DEFAULT_MAX_ARGUMENTS, DEFAULT_MAX_RESULT, OnLimit};
 use crate::outcome::TokenUsage;
 
 /// How many model answers a run takes unless told otherwise.
 pub const DEFAULT_TURNS: NonZeroUsize = NonZeroUsize::new(8).expect("8 is not zero");
 
+/// How long a run may take unless told otherwise: ten minutes. Every run ends, even one whose
+/// model server keeps its answer open forever; [`Limits::timeout`] changes it, and
+/// [`Limits::no_timeout`] takes it away.
+pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
 /// How many times a typed run tells the model its answer did not parse, unless told otherwise.
 pub const DEFAULT_OUTPUT_RETRIES: usize = 1;
 
 /// The bounds of a run: turns, time, tokens and repeated calls, the policy that applies at any
-/// of them, and how much of a tool result reaches the model.
+/// of them, how large one call's arguments may be, and how much of a tool result reaches the
+/// model.
 ///
 /// # Examples
 /// ```
@@ -33,7 +39,8 @@ pub const DEFAULT_OUTPUT_RETRIES: usize = 1;
 pub struct Limits {
     /// At most this many model answers, tool calls and final answer together.
     pub turns: NonZeroUsize,
-    /// The whole run, model requests and tool calls, within this time.
+    /// The whole run, model requests and tool calls, within this time: [`DEFAULT_RUN_TIMEOUT`]
+    /// unless told otherwise; `None` only after [`Limits::no_timeout`].
     pub timeout: Option<Duration>,
     /// At most this many tokens (input and output, every turn, the runs of orchestrators it
     /// calls in-process included), checked before each request.
@@ -44,6 +51,9 @@ pub struct Limits {
     pub on_limit: OnLimit,
     /// At most this many characters of each tool result reach the model.
     pub max_result: usize,
+    /// At most this many bytes of one call's arguments, as the model wrote them: a call past it
+    /// is not run, and its arguments are left out of the conversation.
+    pub max_arguments: usize,
     /// How many times an answer that does not parse as a typed run's output type is told back
     /// to the model ([`Orchestration::run_as`](crate::Orchestration::run_as)).
     pub retries: usize,
@@ -56,16 +66,18 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// [`DEFAULT_TURNS`] turns, no time, token or repeat bound, [`OnLimit::Error`], and
-    /// [`DEFAULT_MAX_RESULT`] characters of a result.
+    /// [`DEFAULT_TURNS`] turns, [`DEFAULT_RUN_TIMEOUT`], no token or repeat bound,
+    /// [`OnLimit::Error`], [`DEFAULT_MAX_RESULT`] characters of a result and
+    /// [`DEFAULT_MAX_ARGUMENTS`] bytes of a call's arguments.
     pub fn new() -> Self {
         Self {
             turns: DEFAULT_TURNS,
-            timeout: None,
+            timeout: Some(DEFAULT_RUN_TIMEOUT),
             budget: None,
             repeat: None,
             on_limit: OnLimit::default(),
             max_result: DEFAULT_MAX_RESULT,
+            max_arguments: DEFAULT_MAX_ARGUMENTS,
             retries: DEFAULT_OUTPUT_RETRIES,
         }
     }
@@ -81,9 +93,29 @@ impl Limits {
     /// for a typed answer, and the last one of [`OnLimit::Answer`](crate::OnLimit::Answer) at
     /// another bound, are within it too (past it the run fails with
     /// [`RunError::Deadline`](crate::RunError::Deadline)); at the deadline itself, `Answer`
-    /// makes its one last request after it, bounded by the model client's own timeouts.
+    /// makes its one last request after it, bounded by the model's own response timeout
+    /// ([`Model::with_response_timeout`](crate::Model::with_response_timeout)).
+    ///
+    /// [`DEFAULT_RUN_TIMEOUT`] unless set. The time a paused run waits for its caller (an
+    /// approval, a question, a sample of the caller's model) does not count: the bound is on the
+    /// run's own work, over all its rounds.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Takes the time bound away: the run is bounded by its turns, and each model request by
+    /// its model's own timeouts, but a tool that never answers holds it forever. For a run whose
+    /// caller bounds it in time already.
+    ///
+    /// # Examples
+    /// ```
+    /// let limits = ladoga::Limits::new();
+    /// assert_eq!(limits.timeout, Some(ladoga::DEFAULT_RUN_TIMEOUT));
+    /// assert_eq!(limits.no_timeout().timeout, None);
+    /// ```
+    pub fn no_timeout(mut self) -> Self {
+        self.timeout = None;
         self
     }
 
@@ -111,6 +143,17 @@ impl Limits {
     /// ends with a note saying so.
     pub fn max_result(mut self, chars: usize) -> Self {
         self.max_result = chars;
+        self
+    }
+
+    /// At most `bytes` bytes of one call's arguments, as the model wrote them
+    /// ([`DEFAULT_MAX_ARGUMENTS`] unless set). A call past it is not run, nor put to an
+    /// approver: the model gets an error result saying how large its arguments were and the
+    /// bound, and the arguments are left out of the conversation (the call keeps its id and
+    /// name, its arguments become `{"ladoga_omitted_bytes": N}`), so they are not sent again
+    /// with each later request.
+    pub fn max_arguments(mut self, bytes: usize) -> Self {
+        self.max_arguments = bytes;
         self
     }
 

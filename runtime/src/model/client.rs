@@ -11,6 +11,11 @@ use crate::schema::SchemaProfile;
 /// How many times [`Model`] retries a rate-limited request unless told otherwise.
 pub const DEFAULT_RETRIES: u32 = 2;
 
+/// How long [`Model`] waits for one whole answer unless told otherwise: five minutes, from the
+/// request to its last event, however often the server sends a piece (an empty one, or a
+/// keep-alive comment, included).
+pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
 /// The longest [`Model`] waits before a retry, whatever the server asks.
 const LONGEST_WAIT: Duration = Duration::from_secs(10);
 
@@ -94,6 +99,10 @@ pub trait CompletionModel: Send + Sync {
 /// failure is returned at once: a retry of a cut answer or of a server error is the caller's
 /// decision, and an orchestration reports it as a tool error.
 ///
+/// Each answer is whole within [`DEFAULT_RESPONSE_TIMEOUT`] of its request
+/// ([`Model::with_response_timeout`]), or fails with [`ErrorKind::Timeout`]: a server that keeps
+/// the answer open with empty pieces resets svir's idle timeout each time, never this one.
+///
 /// # Examples
 /// ```
 /// let client = svir::Client::openai("http://127.0.0.1:1234").build()?;
@@ -107,6 +116,8 @@ pub struct Model {
     name: String,
     retries: u32,
     first_token: Option<Duration>,
+    /// How long one whole answer may take.
+    response: Duration,
     schema_profile: SchemaProfile,
 }
 
@@ -118,6 +129,7 @@ impl Model {
             name: name.into(),
             retries: DEFAULT_RETRIES,
             first_token: None,
+            response: DEFAULT_RESPONSE_TIMEOUT,
             schema_profile: SchemaProfile::default(),
         }
     }
@@ -131,9 +143,29 @@ impl Model {
 
     /// Fails a request with [`ErrorKind::Timeout`] when nothing of the answer has arrived
     /// `limit` after it was sent. Off unless set; a stream that stalls after it started is
-    /// bounded by the client's own idle timeout (`svir::ClientBuilder::idle_timeout`).
+    /// bounded by the client's own idle timeout (`svir::ClientBuilder::idle_timeout`), and the
+    /// whole answer by [`Self::with_response_timeout`].
     pub fn with_first_token_timeout(mut self, limit: Duration) -> Self {
         self.first_token = Some(limit);
+        self
+    }
+
+    /// Fails a request with [`ErrorKind::Timeout`] when its answer is not whole `limit` after it
+    /// was sent, however many pieces of it arrived: [`DEFAULT_RESPONSE_TIMEOUT`] unless set.
+    /// Each try of a rate-limited request has its own `limit`.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = svir::Client::openai("http://127.0.0.1:1234").build()?;
+    /// // A local model that writes long answers slowly.
+    /// let model = ladoga::Model::new(client, "qwen3").with_response_timeout(Duration::from_secs(900));
+    /// # let _ = model;
+    /// # Ok::<(), svir::Error>(())
+    /// ```
+    pub fn with_response_timeout(mut self, limit: Duration) -> Self {
+        self.response = limit;
         self
     }
 
@@ -158,8 +190,23 @@ impl fmt::Debug for Model {
 }
 
 impl Model {
-    /// One try, within the first-token bound when there is one, handing `heard` each piece.
+    /// One try, whole within the response timeout, handing `heard` each piece.
     async fn attempt(
+        &self,
+        request: &Request,
+        heard: &(dyn Fn(&Event) + Sync),
+    ) -> Result<Completion, svir::Error> {
+        let limit = self.response;
+        tokio::time::timeout(limit, self.answer(request, heard))
+            .await
+            .unwrap_or_else(|_| {
+                Err(svir::Error::new(ErrorKind::Timeout)
+                    .with_detail(format!("the answer was not whole within {limit:?}")))
+            })
+    }
+
+    /// One answer, within the first-token bound when there is one, handing `heard` each piece.
+    async fn answer(
         &self,
         request: &Request,
         heard: &(dyn Fn(&Event) + Sync),

@@ -7,6 +7,6 @@ mod fallback;
 mod sampling;
 
 pub use self::caller::CallerModel;
-pub use self::client::{CompletionModel, DEFAULT_RETRIES, Model};
+pub use self::client::{CompletionModel, DEFAULT_RESPONSE_TIMEOUT, DEFAULT_RETRIES, Model};
 pub use self::fallback::Fallback;
 pub(crate) use self::fallback::{AnsweredBy, answered_by};

@@ -122,6 +122,7 @@ fn error_type(error: &RunError) -> &'static str {
         RunError::TooLong { .. } => "context",
         RunError::SessionUnknown
         | RunError::SessionBusy { .. }
+        | RunError::SessionLimit { .. }
         | RunError::SessionStore
         | RunError::NoCaller => "session",
         RunError::TurnLimit { .. }

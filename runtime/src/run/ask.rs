@@ -1,10 +1,12 @@
 //! One model request: within the run's deadline, its text streamed, the model that answered
-//! noted (the run's own or a fallback's), in a `chat` span, its usage counted.
+//! noted (the run's own or a fallback's), in a `chat` span, its usage counted, the arguments of
+//! a call past their bound left out.
 
 use svir::{Completion, Request, Toolbox};
 use tracing::Instrument;
 
 use crate::error::RunError;
+use crate::limits::arguments;
 use crate::model::{AnsweredBy, CompletionModel, answered_by};
 use crate::observe::{Listener, metrics, spans};
 use crate::run::Orchestration;
@@ -77,10 +79,12 @@ where
             spans::first_piece(&span, first);
             let _ = self.first_token.set(first);
         }
-        let done = done.map_err(|error| {
+        let mut done = done.map_err(|error| {
             tracing::warn!(target: "ladoga", parent: &span, ?error, "the model request failed");
             RunError::Model(error)
         })?;
+        // Arguments past the bound: never run, never sent again.
+        arguments::leave_out(&mut done, self.settings.limits.max_arguments);
         let by = by.map_or(AnsweredBy::Own, AnsweredBy::Named);
         spans::answered(&span, &done, self.named(&by));
         usage.add(done.usage);

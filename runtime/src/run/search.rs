@@ -8,6 +8,7 @@ use svir::{Completion, Tool, ToolCall, ToolResult, Toolbox};
 
 use crate::approval::ASK_CALLER;
 use crate::error::RunError;
+use crate::limits::arguments;
 use crate::model::CompletionModel;
 use crate::observe::spans;
 use crate::run::Orchestration;
@@ -71,14 +72,18 @@ where
     }
 
     /// `done` as the approvals see it: without its searches, which read only the tools'
-    /// descriptions and are never put to a person.
+    /// descriptions and are never put to a person, and without the calls whose arguments were
+    /// left out for their size, which never run.
     pub(super) fn gated<'c>(&self, done: &'c Completion) -> Gated<'c> {
         let defer = &self.settings.defer;
-        if !done.calls.iter().any(|call| defer.answers(call)) {
+        let max = self.settings.limits.max_arguments;
+        let screened =
+            |call: &ToolCall| defer.answers(call) || arguments::omitted(call, max).is_some();
+        if !done.calls.iter().any(screened) {
             return Gated::Whole(done);
         }
         let mut gated = done.clone();
-        gated.calls.retain(|call| !defer.answers(call));
+        gated.calls.retain(|call| !screened(call));
         Gated::Without(Box::new(gated))
     }
 

@@ -158,3 +158,82 @@ async fn a_model_failure_keeps_the_servers_message_out_of_the_error_text() {
         Some("node gpu-7 of account acme is down")
     );
 }
+
+#[tokio::test]
+async fn a_run_without_a_timeout_is_bounded_by_the_default_and_no_timeout_takes_it_away() {
+    use crate::limits::DEFAULT_RUN_TIMEOUT;
+    use crate::usage::SharedUsage;
+
+    let model = ScriptedModel::new([]);
+    let tools = tools(Arc::default());
+    let started = tokio::time::Instant::now();
+    let run = Orchestration::new(&model, &tools)
+        .begin("go", SharedUsage::new())
+        .unwrap();
+    let begun = tokio::time::Instant::now();
+    let deadline = run
+        .deadline
+        .expect("a run without a timeout has a deadline");
+    assert!(deadline >= started + DEFAULT_RUN_TIMEOUT, "{deadline:?}");
+    assert!(deadline <= begun + DEFAULT_RUN_TIMEOUT, "{deadline:?}");
+
+    let unbounded = Orchestration::new(&model, &tools)
+        .limits(Limits::new().no_timeout())
+        .begin("go", SharedUsage::new())
+        .unwrap();
+    assert!(unbounded.deadline.is_none());
+}
+
+#[tokio::test]
+async fn a_call_whose_arguments_are_too_large_is_never_put_to_the_approver() {
+    use crate::{Approvals, Decision, Question, ToolPattern};
+
+    let model = ScriptedModel::new([
+        Reply::call("fast", json!({"text": "x".repeat(200)})),
+        Reply::text("It was too long."),
+    ]);
+    let calls = Arc::new(AtomicUsize::new(0));
+    let tools = tools(Arc::clone(&calls));
+    let asked = AtomicUsize::new(0);
+    let person = |_: &Question| {
+        asked.fetch_add(1, Ordering::SeqCst);
+        Decision::Approved
+    };
+    let outcome = Orchestration::new(&model, &tools)
+        .limits(Limits::new().max_arguments(100))
+        .approvals(
+            Approvals::tools([ToolPattern::new("fast").unwrap()]),
+            &person,
+        )
+        .run("go")
+        .await
+        .unwrap();
+    assert_eq!(outcome.text, "It was too long.");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        0,
+        "the approver was not asked"
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "the call did not run");
+    let told = &model.requests()[1].tool_results()[0].1;
+    assert!(told.contains("bound of 100 bytes"), "{told}");
+}
+
+#[tokio::test]
+async fn a_model_of_its_own_that_never_answers_is_stopped_at_the_runs_deadline() {
+    // In process there is no response timeout: only the run's time bound ends it.
+    let model =
+        ScriptedModel::new([Reply::text("Let me think").endless(Duration::from_millis(10))]);
+    let tools = tools(Arc::default());
+    let started = std::time::Instant::now();
+    let error = Orchestration::new(&model, &tools)
+        .limits(Limits::new().timeout(Duration::from_millis(200)))
+        .run("go")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, RunError::Deadline { timeout } if timeout == Duration::from_millis(200)),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+}

@@ -9,7 +9,7 @@ use tracing::{Instrument, Span};
 
 use crate::brief::IntoBrief;
 use crate::error::RunError;
-use crate::limits::result;
+use crate::limits::{arguments, result};
 use crate::model::CompletionModel;
 use crate::observe::{metrics, spans};
 use crate::outcome::Stop;
@@ -139,6 +139,7 @@ where
                     return Ok(Ended::Paused(question));
                 }
             };
+            refused.extend(arguments::refusals(&done.calls, limits.max_arguments)); // arguments
             if let Some(tool) = run.repeats.screen(limits.repeat, &done.calls, &mut refused) {
                 run.stuck_on = Some(tool); // repeats
                 return Ok(Ended::Limit(Stop::Stuck));

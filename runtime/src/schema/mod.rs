@@ -2,7 +2,7 @@
 
 mod keywords;
 mod memo;
-mod name;
+pub(crate) mod name;
 mod normalize;
 mod nullable;
 mod profile;

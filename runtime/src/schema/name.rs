@@ -4,7 +4,7 @@
 pub(super) const MAX_NAME: usize = 64;
 
 /// Whether `name` is a function name model APIs take: `[a-zA-Z0-9_-]{1,64}`.
-pub(super) fn carried(name: &str) -> bool {
+pub(crate) fn carried(name: &str) -> bool {
     (1..=MAX_NAME).contains(&name.len())
         && name
             .bytes()

@@ -9,6 +9,7 @@ use svir::Message;
 use crate::error::RunError;
 use crate::observe::metrics;
 use crate::session::kept::{self, Kept};
+use crate::session::ledger::Room;
 use crate::session::{MAX_SESSION_BYTES, Session, principal};
 use crate::store::{PAUSED_RUN_TTL, Runs, SESSION_PREFIX, new_id};
 
@@ -17,6 +18,10 @@ const RETRY: Duration = Duration::from_millis(50);
 
 /// How long a lock outlives a run with no time bound, should its replica die holding it.
 const UNBOUNDED_RUN_LOCK: Duration = Duration::from_secs(15 * 60);
+
+/// How many times a call lets an idle session go to make room for its own before it is
+/// refused: others may take the room first.
+const ROOM_TRIES: usize = 8;
 
 /// What a call asks of its session.
 pub(crate) struct Asked<'a> {
@@ -49,6 +54,8 @@ pub(crate) struct Lease {
     holder: Vec<u8>,
     principal: Option<String>,
     ttl: Duration,
+    /// Whether the session was first counted by this call, so not kept unless the call keeps it.
+    counted_here: Mutex<bool>,
     /// The earlier conversation, until the run takes it.
     history: Mutex<Option<Vec<Message>>>,
     /// The conversation the run leaves, once it ended well.
@@ -91,10 +98,14 @@ impl Lease {
             holder: asked.holder.as_bytes().to_vec(),
             principal,
             ttl: asked.ttl,
+            counted_here: Mutex::new(false),
             history: Mutex::new(None),
             left: Mutex::new(None),
         };
-        let run_lock = asked.run_timeout.unwrap_or(UNBOUNDED_RUN_LOCK) + asked.wait;
+        // The run, its one last request after its deadline (`on_limit = "answer"`), and the wait.
+        let run_lock = asked.run_timeout.unwrap_or(UNBOUNDED_RUN_LOCK)
+            + crate::model::DEFAULT_RESPONSE_TIMEOUT
+            + asked.wait;
         lease.lock(asked.wait, run_lock).await?;
         if continuing && !asked.resuming {
             match lease.load().await {
@@ -109,6 +120,15 @@ impl Lease {
                     lease.unlock().await;
                     return Err(error);
                 }
+            }
+        }
+        // Counted once it is known to be there (or new): a session id that names none makes
+        // room for nothing.
+        match lease.make_room().await {
+            Ok(room) => *lease.counted_here.lock().expect("not poisoned") = room == Room::New,
+            Err(error) => {
+                lease.unlock().await;
+                return Err(error);
             }
         }
         Ok(lease)
@@ -147,8 +167,44 @@ impl Lease {
             Some(messages) => self.keep(messages).await,
             None => Ok(()),
         };
+        // A session kept is counted on; one this call counted and kept nowhere is not.
+        self.uncount();
         self.unlock().await;
         kept
+    }
+
+    /// Counts the session against the server's [`SessionBounds`](super::SessionBounds): when a
+    /// bound is reached, the oldest idle session it counts is let go to make room; refused when
+    /// every one of them is in use.
+    async fn make_room(&self) -> Result<Room, RunError> {
+        let ledger = self.runs.ledger();
+        for _ in 0..ROOM_TRIES {
+            let full = match ledger.reserve(&self.key, self.principal.as_deref(), self.ttl) {
+                Ok(room) => return Ok(room),
+                Err(full) => full,
+            };
+            let mut freed = false;
+            for oldest in &full.oldest {
+                if let_go(&self.runs, oldest).await {
+                    freed = true;
+                    break;
+                }
+            }
+            if !freed {
+                tracing::info!(target: "ladoga", bound = full.bound, "a call is refused: the sessions it would count against are all in use");
+                return Err(RunError::SessionLimit { bound: full.bound });
+            }
+        }
+        Err(RunError::SessionLimit {
+            bound: ledger.bounds().per_caller,
+        })
+    }
+
+    /// Stops counting the session, if this call first counted it and kept nothing.
+    fn uncount(&self) {
+        if std::mem::take(&mut *self.counted_here.lock().expect("not poisoned")) {
+            self.runs.ledger().forget(&self.key);
+        }
     }
 
     /// Takes the lock, waiting up to `wait` for another call to let it go; held for `ttl`.
@@ -238,6 +294,7 @@ impl Lease {
         let bytes = serde_json::to_vec(&kept).map_err(|_| RunError::SessionStore)?;
         let sealed =
             (self.runs.seal().seal(&self.key, &bytes)).map_err(|_| RunError::SessionStore)?;
+        let size = sealed.len();
         self.runs
             .store()
             .put(&self.key, sealed, self.ttl)
@@ -246,10 +303,35 @@ impl Lease {
                 metrics::store_failed("put");
                 tracing::warn!(target: "ladoga", %error, "the session could not be kept");
                 RunError::SessionStore
-            })
+            })?;
+        *self.counted_here.lock().expect("not poisoned") = false;
+        let ledger = self.runs.ledger();
+        for oldest in ledger.kept(&self.key, self.principal.as_deref(), size, self.ttl) {
+            let_go(&self.runs, &oldest).await;
+        }
+        Ok(())
     }
 
     fn lock_key(&self) -> String {
         format!("{}/lock", self.key)
     }
+}
+
+/// Lets the idle session under `key` go, to make room: its lock is taken first, so a session a
+/// call is using stays. Answers whether it went.
+async fn let_go(runs: &Runs, key: &str) -> bool {
+    let store = runs.store();
+    let lock = format!("{key}/lock");
+    let holder = format!("letting go: {}", new_id()).into_bytes();
+    if !matches!(store.claim(&lock, holder, RETRY * 20).await, Ok(true)) {
+        return false;
+    }
+    let gone = store.take(key).await.is_ok();
+    let _ = store.take(&lock).await;
+    if gone {
+        runs.ledger().forget(key);
+        metrics::session_let_go();
+        tracing::info!(target: "ladoga", "the oldest idle session was let go: a session bound was reached");
+    }
+    gone
 }

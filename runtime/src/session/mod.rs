@@ -31,6 +31,13 @@
 //! ([`RunError::SessionStore`](crate::RunError::SessionStore)), since its conversation cannot be
 //! read.
 //!
+//! What callers leave behind is bounded ([`SessionBounds`]): at most
+//! [`DEFAULT_SESSIONS_PER_CALLER`] sessions per caller, [`DEFAULT_SESSIONS`] and
+//! [`DEFAULT_SESSION_BYTES`] in all, each at most [`MAX_SESSION_BYTES`]. Past a bound the oldest
+//! idle session is let go to make room (its caller then hears, as for one that expired, that
+//! it has no session with that id); a call that would start one while every session the bound
+//! counts is in use is refused ([`RunError::SessionLimit`](crate::RunError::SessionLimit)).
+//!
 //! # Examples
 //! ```no_run
 //! use ladoga::orchestrator;
@@ -43,12 +50,17 @@
 //! # fn main() {}
 //! ```
 
+mod bounds;
 mod kept;
 mod lease;
+pub(crate) mod ledger;
 pub(crate) mod principal;
 
 use std::time::Duration;
 
+pub use self::bounds::{
+    DEFAULT_SESSION_BYTES, DEFAULT_SESSIONS, DEFAULT_SESSIONS_PER_CALLER, SessionBounds,
+};
 pub(crate) use self::lease::{Asked, Lease};
 
 /// How long a session is kept after its last call, unless told otherwise.

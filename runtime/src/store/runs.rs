@@ -15,11 +15,17 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::session::SessionBounds;
+use crate::session::ledger::Ledger;
 use crate::store::Seal;
 
 /// How long a paused run is kept: neva's default `requestState` lifetime (300 s), the time a
 /// person has to answer, and 30 s more, so the state never outlives the run it points to.
 pub const PAUSED_RUN_TTL: Duration = Duration::from_secs(330);
+
+/// How often [`MemoryRuns`] sweeps what expired, at most: not on every put, which would read
+/// every entry each time.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
 /// Why a [`RunStore`] failed.
 pub type StoreError = Box<dyn std::error::Error + Send + Sync>;
@@ -97,6 +103,8 @@ pub const SESSION_PREFIX: &str = "session/";
 pub struct Runs {
     store: Arc<dyn RunStore>,
     seal: Arc<Seal>,
+    /// The sessions this process keeps in the store, within their bounds.
+    ledger: Arc<Ledger>,
 }
 
 impl Runs {
@@ -105,7 +113,24 @@ impl Runs {
         Self {
             store: Arc::new(store),
             seal: Arc::new(Seal::random()),
+            ledger: Arc::default(),
         }
+    }
+
+    /// Keeps the sessions within `bounds` ([`SessionBounds::default`] unless told otherwise).
+    pub fn with_session_bounds(mut self, bounds: SessionBounds) -> Self {
+        self.ledger = Arc::new(Ledger::new(bounds));
+        self
+    }
+
+    /// The bounds its sessions are kept within.
+    pub fn session_bounds(&self) -> SessionBounds {
+        self.ledger.bounds()
+    }
+
+    /// The sessions this process keeps, counted.
+    pub(crate) fn ledger(&self) -> &Ledger {
+        &self.ledger
     }
 
     /// Sealed with a key derived from `secret`, which every replica sharing the store must be
@@ -168,6 +193,8 @@ impl std::fmt::Debug for Runs {
 #[derive(Debug, Default)]
 pub struct MemoryRuns {
     runs: Mutex<HashMap<String, (Instant, Vec<u8>)>>,
+    /// When it last swept what expired.
+    swept: Mutex<Option<Instant>>,
 }
 
 impl MemoryRuns {
@@ -175,6 +202,19 @@ impl MemoryRuns {
         self.runs
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Whether it is time to sweep what expired, at `now`; if so, the time is noted.
+    fn sweep_due(&self, now: Instant) -> bool {
+        let mut swept = self
+            .swept
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let due = swept.is_none_or(|at| now.duration_since(at) >= SWEEP_EVERY);
+        if due {
+            *swept = Some(now);
+        }
+        due
     }
 
     /// How many runs are kept, expired ones not yet swept included.
@@ -192,8 +232,10 @@ impl RunStore for MemoryRuns {
     fn put<'a>(&'a self, id: &'a str, run: Vec<u8>, ttl: Duration) -> StoreFuture<'a, ()> {
         let now = Instant::now();
         let mut runs = self.runs();
-        // Each put sweeps the runs nobody came back for.
-        runs.retain(|_, (expires, _)| *expires > now);
+        // A put sweeps the runs nobody came back for, at most once a second.
+        if self.sweep_due(now) {
+            runs.retain(|_, (expires, _)| *expires > now);
+        }
         runs.insert(id.to_owned(), (now + ttl, run));
         Box::pin(std::future::ready(Ok(())))
     }
@@ -248,6 +290,7 @@ mod tests {
         runs.put("c", b"three".to_vec(), Duration::ZERO)
             .await
             .unwrap();
+        tokio::time::sleep(SWEEP_EVERY).await;
         runs.put("d", b"four".to_vec(), Duration::from_secs(60))
             .await
             .unwrap();

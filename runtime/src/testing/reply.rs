@@ -14,7 +14,13 @@ pub struct Reply {
     stall: Duration,
     /// Each word of the text its own event, this long apart; zero: the answer in one go.
     pace: Duration,
+    /// Instead of its end, an empty piece this often, forever.
+    endless: Option<Duration>,
 }
+
+/// The most bytes of a call's arguments one event of the answer carries: longer ones go in
+/// pieces, as a model server streams a long call, each event within svir's bound on one.
+const ARGUMENT_PIECE: usize = 16 * 1024;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Kind {
@@ -120,6 +126,35 @@ impl Reply {
         self
     }
 
+    /// Never ends: sends the answer's text and calls, then, instead of its finish and
+    /// `[DONE]`, an empty piece (a chunk whose delta is empty) every `every`, forever, as a model
+    /// server stuck in a loop does. Each piece resets the client's idle timeout, so only a bound
+    /// on the whole answer ends it
+    /// ([`Model::with_response_timeout`](crate::Model::with_response_timeout)). Over HTTP each
+    /// piece counts in [`ScriptedModel::events_sent`](super::ScriptedModel::events_sent), and a
+    /// client that gives up in [`ScriptedModel::streams_abandoned`](super::ScriptedModel::streams_abandoned);
+    /// in process the answer never comes.
+    pub fn endless(mut self, every: Duration) -> Self {
+        self.endless = Some(every);
+        self
+    }
+
+    /// How often a [`Self::endless`] answer sends its empty piece, if it is one.
+    pub(crate) fn endless_every(&self) -> Option<Duration> {
+        self.endless
+    }
+
+    /// The empty piece an endless answer sends, forever.
+    pub(crate) fn empty_piece(model: &str) -> String {
+        let chunk = json!({
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion.chunk",
+            "model": model,
+            "choices": [{"index": 0, "delta": {}, "finish_reason": null}],
+        });
+        format!("data: {chunk}\n\n")
+    }
+
     /// How long apart the events of the answer go; zero: all at once.
     pub(crate) fn pace(&self) -> Duration {
         self.pace
@@ -148,6 +183,7 @@ impl Reply {
             delay: Duration::ZERO,
             stall: Duration::ZERO,
             pace: Duration::ZERO,
+            endless: None,
         }
     }
 
@@ -173,6 +209,7 @@ impl Reply {
             delay: Duration::ZERO,
             stall: Duration::ZERO,
             pace: Duration::ZERO,
+            endless: None,
         }
     }
 
@@ -214,7 +251,8 @@ impl Reply {
     }
 
     /// The events of the answer's stream, each as it goes on the wire: the text in one event,
-    /// or one per word when it is [`streamed`](Self::streamed).
+    /// or one per word when it is [`streamed`](Self::streamed); each call's arguments in pieces
+    /// of at most 16 KiB. An [`endless`](Self::endless) answer's end is not among them.
     pub(crate) fn events(&self, model: &str, turn: usize) -> Vec<String> {
         let Kind::Answer { text, calls } = &self.kind else {
             return Vec::new();
@@ -242,18 +280,26 @@ impl Reply {
             }])));
         }
         for (index, (name, arguments)) in calls.iter().enumerate() {
+            let mut pieces = pieces_of(arguments);
             wire.push(chunk(json!([{
                 "index": 0,
                 "delta": {"tool_calls": [{
                     "index": index,
                     "id": format!("call_{turn}_{index}"),
                     "type": "function",
-                    "function": {"name": name, "arguments": arguments},
+                    "function": {"name": name, "arguments": pieces.next().unwrap_or_default()},
                 }]},
                 "finish_reason": null,
             }])));
+            for piece in pieces {
+                wire.push(chunk(json!([{
+                    "index": 0,
+                    "delta": {"tool_calls": [{"index": index, "function": {"arguments": piece}}]},
+                    "finish_reason": null,
+                }])));
+            }
         }
-        if self.cut {
+        if self.cut || self.endless.is_some() {
             return wire;
         }
         let finish = if calls.is_empty() {
@@ -275,4 +321,21 @@ impl Reply {
         wire.push(format!("data: {usage}\n\ndata: [DONE]\n\n"));
         wire
     }
+}
+
+/// `arguments` in pieces of at most [`ARGUMENT_PIECE`] bytes, each on a character boundary.
+fn pieces_of(arguments: &str) -> impl Iterator<Item = &str> {
+    let mut rest = arguments;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut end = rest.len().min(ARGUMENT_PIECE);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let (piece, after) = rest.split_at(end);
+        rest = after;
+        Some(piece)
+    })
 }

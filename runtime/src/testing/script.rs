@@ -112,14 +112,15 @@ impl ScriptedModel {
         ScriptedServer::start(self.clone(), addr).await
     }
 
-    /// Records `body` and picks the reply, with the turn number it is the answer of.
-    /// How many events of its [`streamed`](Reply::streamed) answers it has sent so far.
+    /// How many events of its [`streamed`](Reply::streamed) answers, and empty pieces of its
+    /// [`endless`](Reply::endless) ones, it has sent so far.
     pub fn events_sent(&self) -> usize {
         self.inner.events_sent.load(Ordering::SeqCst)
     }
 
-    /// How many of its [`streamed`](Reply::streamed) answers were dropped by their reader
-    /// before their end: a client that stopped reading and went away.
+    /// How many of its [`streamed`](Reply::streamed) and [`endless`](Reply::endless) answers
+    /// were dropped by their reader before their end: a client that stopped reading and went
+    /// away.
     pub fn streams_abandoned(&self) -> usize {
         self.inner.abandoned.load(Ordering::SeqCst)
     }
@@ -137,6 +138,7 @@ impl ScriptedModel {
         })
     }
 
+    /// Records `body` and picks the reply, with the turn number it is the answer of.
     pub(crate) fn receive(&self, body: Value) -> (Reply, usize) {
         let seen = SeenRequest::new(body);
         // The function runs without the lock held, so it may look at the log itself.
@@ -228,17 +230,24 @@ impl CompletionModel for ScriptedModel {
         let mut answer = Answer::default();
         if reply.pace().is_zero() {
             answer.read(&reply.event_stream(&self.inner.name, turn), heard)?;
-            return answer.finish();
-        }
-        let unfinished = self.stream_started();
-        for (index, event) in reply.events(&self.inner.name, turn).iter().enumerate() {
-            if index > 0 {
-                tokio::time::sleep(reply.pace()).await;
+        } else {
+            let unfinished = self.stream_started();
+            for (index, event) in reply.events(&self.inner.name, turn).iter().enumerate() {
+                if index > 0 {
+                    tokio::time::sleep(reply.pace()).await;
+                }
+                self.event_sent();
+                answer.read(event, heard)?;
             }
-            self.event_sent();
-            answer.read(event, heard)?;
+            unfinished.finished();
         }
-        unfinished.finished();
+        if let Some(every) = reply.endless_every() {
+            // Never whole: an empty piece every `every`, which hands over nothing.
+            loop {
+                tokio::time::sleep(every).await;
+                answer.read(&Reply::empty_piece(&self.inner.name), heard)?;
+            }
+        }
         answer.finish()
     }
 }

@@ -135,10 +135,10 @@ async fn answer(
             }
             response
         }
-        None if !reply.pace().is_zero() => {
+        None if !reply.pace().is_zero() || reply.endless_every().is_some() => {
             let events = reply.events(script.name(), turn);
             let mut response = respond(StatusCode::OK, "text/event-stream", String::new());
-            *response.body_mut() = paced(events, reply.pace(), script.clone());
+            *response.body_mut() = paced(events, reply.pace(), reply.endless_every(), script);
             response
         }
         None => {
@@ -154,12 +154,19 @@ async fn answer(
     })
 }
 
-/// `events` as a body that writes one every `pace`, counting each written in `script`, and
-/// noting there a body dropped before its end: the client went away.
-fn paced(events: Vec<String>, pace: Duration, script: ScriptedModel) -> Body {
+/// `events` as a body that writes one every `pace`, then, when it is `endless`, an empty piece
+/// that often forever; counting each written in `script`, and noting there a body dropped
+/// before its end: the client went away.
+fn paced(
+    events: Vec<String>,
+    pace: Duration,
+    endless: Option<Duration>,
+    script: ScriptedModel,
+) -> Body {
     let total = events.len();
     let unfinished = script.stream_started();
-    let frames =
+    let (forever_script, forever_unfinished) = (script.clone(), unfinished.clone());
+    let answer =
         futures_util::stream::iter(events.into_iter().enumerate()).then(move |(index, event)| {
             let (script, unfinished) = (script.clone(), unfinished.clone());
             async move {
@@ -167,13 +174,26 @@ fn paced(events: Vec<String>, pace: Duration, script: ScriptedModel) -> Body {
                     tokio::time::sleep(pace).await;
                 }
                 script.event_sent();
-                if index + 1 == total {
+                if index + 1 == total && endless.is_none() {
                     unfinished.finished();
                 }
                 Ok(Frame::data(Bytes::from(event)))
             }
         });
-    StreamBody::new(frames).boxed_unsync()
+    let forever = futures_util::stream::iter(endless).flat_map(move |every| {
+        let (script, unfinished) = (forever_script.clone(), forever_unfinished.clone());
+        futures_util::stream::repeat(()).then(move |()| {
+            // The note lives as long as the body: the client giving up abandons the answer.
+            let _held = &unfinished;
+            let script = script.clone();
+            async move {
+                tokio::time::sleep(every).await;
+                script.event_sent();
+                Ok(Frame::data(Bytes::from(Reply::empty_piece(script.name()))))
+            }
+        })
+    });
+    StreamBody::new(answer.chain(forever)).boxed_unsync()
 }
 
 /// The event stream `events` as a body that goes silent for `pause` after its first event.

@@ -376,7 +376,10 @@ impl Orchestrator {
 
     /// Bounds each call to a toolbox added with [`Self::with`] ([`DEFAULT_CALL_TIMEOUT`] unless
     /// told); past it the model gets an error result for that call. The server's own tools are
-    /// bounded by the run only.
+    /// bounded by the run only. A remote server's client bounds its calls by its own request
+    /// timeout too (neva's `with_timeout`, 10 s unless set), which ends a call first when it is
+    /// shorter: [`LiveTools::connect_url`](crate::LiveTools::connect_url)'s client leaves the
+    /// bound to this one unless told otherwise.
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;
         self
@@ -462,7 +465,9 @@ impl Orchestrator {
             brief,
             tools,
             approvals,
-        } = self.prepare(ctx, brief, model.asks_caller()).await?;
+        } = self
+            .prepare(ctx, brief, model.asks_caller(), model.schema_profile())
+            .await?;
         let lease = self.lease(ctx, keeper.as_deref()).await?;
         let approver = self.approver(ctx);
         let run = self
@@ -502,7 +507,9 @@ impl Orchestrator {
             brief,
             tools,
             approvals,
-        } = self.prepare(ctx, brief, model.asks_caller()).await?;
+        } = self
+            .prepare(ctx, brief, model.asks_caller(), model.schema_profile())
+            .await?;
         let lease = self.lease(ctx, keeper.as_deref()).await?;
         let approver = self.approver(ctx);
         let run = self

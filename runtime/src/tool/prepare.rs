@@ -9,6 +9,7 @@ use crate::brief::IntoBrief;
 use crate::error::RunError;
 use crate::model::CompletionModel;
 use crate::run::{Drain, Orchestration};
+use crate::schema::SchemaProfile;
 use crate::store::{Keeper, Runs};
 use crate::tool::{Elicitation, Orchestrator};
 use crate::toolbox::ToolUnion;
@@ -17,7 +18,20 @@ use crate::usage::SharedUsage;
 impl Orchestrator {
     /// The server's tools as the request of `ctx` may call them, bounded, with the toolboxes
     /// added by [`Self::with`], loaded and selected.
+    ///
+    /// A run of [`Self::run`] also leaves out each tool of an added toolbox whose schema its
+    /// model's [`SchemaProfile`] cannot express ([`ToolUnion::schema_profile`]); this does not
+    /// know the model, so a run over it fails on one.
     pub async fn toolbox(&self, ctx: &Context) -> Result<ToolUnion, RunError> {
+        self.toolbox_for(ctx, None).await
+    }
+
+    /// [`Self::toolbox`], the added toolboxes' tools checked against `profile` if there is one.
+    async fn toolbox_for(
+        &self,
+        ctx: &Context,
+        profile: Option<SchemaProfile>,
+    ) -> Result<ToolUnion, RunError> {
         // Selected before loading too: a tool left out need not have a name a model can carry.
         let mut own = ctx.tools().toolbox().with_max_depth(self.depth.get());
         // The door a durable run enters through is no tool of the model's.
@@ -42,16 +56,22 @@ impl Orchestrator {
                 .call_timeout(self.call_timeout),
             ToolUnion::add,
         );
-        union.select(self.selection.clone()).load().await
+        let union = union.select(self.selection.clone());
+        match profile {
+            Some(profile) => union.schema_profile(profile).load().await,
+            None => union.load().await,
+        }
     }
 
     /// What a run takes from `ctx`: its keeper when it asks for approvals, its brief, its tools
-    /// and the approvals with the tools' annotations.
+    /// (the added toolboxes' checked against `profile`, its model's) and the approvals with the
+    /// tools' annotations.
     pub(super) async fn prepare(
         &self,
         ctx: &Context,
         brief: impl IntoBrief,
         asks_caller: bool,
+        profile: SchemaProfile,
     ) -> Result<Prepared, RunError> {
         // Boxed, and only for a run that asks (its model too): a keeper is a kilobyte every run
         // would carry.
@@ -60,7 +80,7 @@ impl Orchestrator {
             false => Box::pin(self.keeper(ctx)).await?.map(Box::new),
         };
         let brief = self.brief(ctx, brief, keeper.as_deref()).await?;
-        let tools = self.toolbox(ctx).await?;
+        let tools = self.toolbox_for(ctx, Some(profile)).await?;
         let approvals = self.annotated(ctx).await;
         Ok(Prepared {
             keeper,

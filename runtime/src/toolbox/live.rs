@@ -3,12 +3,23 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
+use std::time::Duration;
 
 use neva::Client;
 use neva::error::Error;
 use neva::svir::RemoteTools;
 use neva::types::tool::commands::LIST_CHANGED;
 use svir::{Tool, ToolCall, ToolResult, Toolbox};
+
+use super::printable::printable;
+use super::relay::Relay;
+use super::screen::Screen;
+use super::union::DEFAULT_CALL_TIMEOUT;
+
+/// The tools neva may refuse in one renewal ([`LiveTools::renew`]) before it fails, should it
+/// refuse any the screen let through: each one costs a listing. Those refused are left out of
+/// the listings after, so the next renewal goes on from there.
+const REFUSED_PER_RENEWAL: usize = 64;
 
 /// The tools of another MCP server as a [`Toolbox`]: a `neva::svir::RemoteTools` whose snapshot
 /// is renewed when the server sends `notifications/tools/list_changed`, not on every run.
@@ -19,6 +30,34 @@ use svir::{Tool, ToolCall, ToolResult, Toolbox};
 /// ([`Self::renew`]); a run that starts before that listing ended, or after it failed, lists
 /// them itself, once, when its [`ToolUnion`](crate::ToolUnion) loads, within its call timeout.
 /// A run with no change since the last listing lists nothing.
+///
+/// # A bad remote tool costs only itself
+///
+/// The server chooses its tools, and each one offered is sent to the model on every request of
+/// every run. A tool is left out, and the log says so once (its name escaped), while the rest
+/// are offered:
+///
+/// - a tool whose name, after `offer`'s renames, a model API cannot carry
+///   (`[a-zA-Z0-9_-]{1,64}`), or that takes a name another took (neva's
+///   `RemoteTools::refresh` would refuse the whole listing for it): [`Self::remote`]'s snapshot
+///   holds it under a placeholder name, `left_out_…`, which this toolbox neither offers nor
+///   calls;
+/// - a name the server lists twice, but the first;
+/// - a tool whose name, description and input schema take more than
+///   [`MAX_REMOTE_TOOL_BYTES`](crate::MAX_REMOTE_TOOL_BYTES), or whose schema nests deeper than
+///   [`MAX_REMOTE_SCHEMA_DEPTH`](crate::MAX_REMOTE_SCHEMA_DEPTH);
+/// - the tools past the first [`MAX_REMOTE_TOOLS`](crate::MAX_REMOTE_TOOLS), in listing order,
+///   and each one that would take all of them past
+///   [`MAX_REMOTE_BYTES`](crate::MAX_REMOTE_BYTES);
+/// - in an [`Orchestrator`](crate::Orchestrator)'s run, a tool whose schema cannot be written for
+///   the model's [`SchemaProfile`](crate::SchemaProfile) (a recursive `$ref` for
+///   [`SchemaProfile::Portable`](crate::SchemaProfile::Portable)), or whose name another toolbox
+///   of the run offers already ([`ToolUnion`](crate::ToolUnion)).
+///
+/// These checks come after `offer`'s filters and renames: a tool `offer` leaves out is neither
+/// measured nor counted. Should neva refuse a listing all the same, the tool it refused is left
+/// out and the listing tried again, at most 64 times in one renewal. Renew through
+/// [`Self::renew`]: a [`RemoteTools::refresh`] called on [`Self::remote`] fails as neva's does.
 ///
 /// Register it in neva's DI container and offer it with `with = [LiveTools]`,
 /// [`Orchestrator::with`](crate::Orchestrator::with) or a [`ToolUnion`](crate::ToolUnion). It is
@@ -63,20 +102,15 @@ struct Inner {
     /// The count at the last listing, `None` before the first; held while listing, so runs
     /// that start together list once.
     listed: tokio::sync::Mutex<Option<u64>>,
+    /// The last filter of `tools`: the bounds, and the tools neva refused.
+    screen: Arc<Screen>,
     /// The `subscriptions/listen` stream, open as long as the toolbox is.
     #[cfg(not(feature = "legacy-spec"))]
     _subscription: Option<neva::client::Subscription>,
-    /// The relay to a server of the older generation, serving as long as the toolbox is.
+    /// The relay in front of a server reached by [`LiveTools::connect_url`], serving as long as
+    /// the toolbox is.
     _relay: Option<Relay>,
 }
-
-/// What reaches a server of the older generation: a relay, under MCP 2026-07-28.
-#[cfg(not(feature = "legacy-spec"))]
-type Relay = super::relay::Relay;
-
-/// Nothing, under `legacy-spec`: the client speaks the older generation itself.
-#[cfg(feature = "legacy-spec")]
-type Relay = std::convert::Infallible;
 
 impl fmt::Debug for LiveTools {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -95,6 +129,17 @@ impl LiveTools {
     /// Fails if the client cannot connect. A server that refuses the subscription, or does
     /// not advertise `tools.listChanged`, is still offered: its snapshot is then the first,
     /// renewed only by [`RemoteTools::refresh`] on [`Self::remote`].
+    ///
+    /// The client's own request timeout (`McpOptions::with_timeout`, 10 s unless set) bounds
+    /// every request it sends, each tool call included: a call to this toolbox ends at the
+    /// shorter of it and the run's [`call_timeout`](crate::Orchestrator::call_timeout). Give the
+    /// client a timeout no shorter than the call timeout, or use [`Self::connect_url`], whose
+    /// client leaves the bound to the call timeout. A listing on the server's notification is
+    /// bounded by [`DEFAULT_CALL_TIMEOUT`] too.
+    ///
+    /// Responses reach their calls as neva's client matches them, by JSON-RPC id alone:
+    /// [`Self::connect_url`] also checks that each answers a request of the POST it came back
+    /// to.
     ///
     /// # Examples
     /// ```no_run
@@ -127,8 +172,32 @@ impl LiveTools {
     /// A server of MCP 2026-07-28 is reached as [`Self::connect`] reaches it. One of the older
     /// generation (2025-11-25 and before, such as every server on the TypeScript SDK 1.x) is
     /// reached too: neva 0.9's client falls back to `initialize` for it only through a loopback
-    /// relay, which this starts when the server's answer to `server/discover` calls for it (see
-    /// `toolbox/relay.rs`). Under `legacy-spec` the client speaks the older generation itself.
+    /// relay, which words the server's errors for it when the server's answer to
+    /// `server/discover` calls for it (see `toolbox/relay.rs`). Under `legacy-spec` the client
+    /// speaks the older generation itself.
+    ///
+    /// # Each call gets its own answer
+    ///
+    /// Every server is reached through a loopback relay that checks each JSON-RPC response (a
+    /// JSON body, or each event of a stream, as it comes) against the requests of the POST it
+    /// answers: neva 0.9's client matches a response by its id alone, whichever POST it came
+    /// back to, so a server, or a proxy in front of several, that answers one call's POST with
+    /// another call's answer would hand that answer to the other call. Such a response is
+    /// dropped and logged, and its POST's own call gets an error saying the server answered
+    /// another call; the model reads it as that call's result. Notifications and the server's
+    /// own requests pass as they are.
+    ///
+    /// # Time bounds
+    ///
+    /// A call is bounded by the run's [`call_timeout`](crate::Orchestrator::call_timeout)
+    /// ([`DEFAULT_CALL_TIMEOUT`] unless set): the client's own request timeout is set long
+    /// enough never to cut below it, before `options` runs. A `with_timeout` in `options` takes
+    /// precedence: it then bounds every request of the client, each call included, and a call
+    /// ends at the shorter of the two. Connecting (the handshake, the first listing, the
+    /// subscription) and a listing on the server's notification are bounded by
+    /// [`DEFAULT_CALL_TIMEOUT`]; a listing as a run starts, by its call timeout. A call made on
+    /// [`Self::remote`] outside a run has only the client's bound: set one in `options` for
+    /// those.
     ///
     /// # Examples
     /// ```no_run
@@ -149,12 +218,21 @@ impl LiveTools {
         offer: impl FnOnce(RemoteTools) -> RemoteTools,
     ) -> Result<Self, Error> {
         let (addr, endpoint) = split_url(url)?;
-        let relay = relay_for(url, addr).await?;
-        let to = relay.as_ref().map_or_else(|| addr.to_owned(), relay_addr);
+        let relay = relay_to(url, addr).await?;
+        let to = relay.addr().to_string();
         let client = Client::new().with_options(|opt| {
-            options(opt).with_http(|http| http.bind(to).with_endpoint(endpoint))
+            options(opt.with_timeout(NO_CLIENT_BOUND))
+                .with_http(|http| http.bind(to).with_endpoint(endpoint))
         });
-        Self::connect_relayed(client, offer, relay).await
+        let connecting = Self::connect_relayed(client, offer, Some(relay));
+        tokio::time::timeout(LISTING_TIMEOUT, connecting)
+            .await
+            .unwrap_or_else(|_| {
+                Err(Error::new(
+                    neva::error::ErrorCode::Timeout,
+                    format!("the MCP server at {url} was not connected within {LISTING_TIMEOUT:?}"),
+                ))
+            })
     }
 
     /// [`Self::connect`], keeping `relay` serving as long as the toolbox.
@@ -181,8 +259,15 @@ impl LiveTools {
         say_unoffered(&client).await;
         #[cfg(not(feature = "legacy-spec"))]
         let subscription = listen(&client).await;
+        let screen = Arc::new(Screen::default());
+        let (keeping, screening) = (Arc::clone(&screen), Arc::clone(&screen));
         let inner = Arc::new(Inner {
-            tools: offer(RemoteTools::new(client)),
+            // Last, after `offer`'s filters and renames: it sees only the tools they keep, and
+            // the names they make.
+            tools: offer(RemoteTools::new(client))
+                .filter(move |tool| keeping.keeps(tool))
+                .rename(move |name| screening.rename(name)),
+            screen,
             changes,
             listed: tokio::sync::Mutex::new(None),
             #[cfg(not(feature = "legacy-spec"))]
@@ -195,15 +280,23 @@ impl LiveTools {
 
     /// [`Self::renew`] on a notification, logged if it fails: the next run tries again.
     async fn renew_in_background(self) {
-        if let Err(error) = self.renew().await {
-            tracing::warn!(target: "ladoga", %error, "the server's changed tool list could not be listed");
+        let renewed = tokio::time::timeout(LISTING_TIMEOUT, self.renew()).await;
+        let renewed = renewed.unwrap_or_else(|_| {
+            Err(Error::new(
+                neva::error::ErrorCode::Timeout,
+                format!("no answer within {LISTING_TIMEOUT:?}"),
+            ))
+        });
+        if let Err(error) = renewed {
+            tracing::warn!(target: "ladoga", error = %printable(&error.to_string()), "the server's changed tool list could not be listed");
         }
     }
 
     /// Lists the server's tools if there is no snapshot yet, or if the server has said its list
-    /// changed since the last listing; answers whether it listed. Fails as
-    /// [`RemoteTools::refresh`] does, keeping the previous snapshot, and the next call tries
-    /// again.
+    /// changed since the last listing; answers whether it listed. A bad tool is left out (see
+    /// [A bad remote tool costs only itself](Self#a-bad-remote-tool-costs-only-itself)). Fails if
+    /// the server cannot list its tools, or if neva refused more than 64 of them in this
+    /// renewal, keeping the previous snapshot; the next call tries again.
     ///
     /// # Examples
     /// ```no_run
@@ -220,9 +313,33 @@ impl LiveTools {
         if *listed == Some(changes) {
             return Ok(false);
         }
-        self.inner.tools.refresh().await?;
+        self.list().await?;
         *listed = Some(changes);
         Ok(true)
+    }
+
+    /// Lists the server's tools, leaving out each one neva refuses, up to
+    /// [`REFUSED_PER_RENEWAL`] of them.
+    async fn list(&self) -> Result<(), Error> {
+        let screen = &self.inner.screen;
+        for _ in 0..=REFUSED_PER_RENEWAL {
+            screen.start();
+            match self.inner.tools.refresh().await {
+                Ok(()) => {
+                    screen.finish();
+                    return Ok(());
+                }
+                Err(error) if screen.blame(&error) => continue,
+                Err(error) => return Err(error),
+            }
+        }
+        Err(Error::new(
+            neva::error::ErrorCode::InternalError,
+            format!(
+                "neva refused more than {REFUSED_PER_RENEWAL} of the server's tools in one \
+                 renewal: they are left out, and the next renewal goes on from there"
+            ),
+        ))
     }
 
     /// How many times the server has said its tool list changed since [`Self::connect`].
@@ -261,7 +378,7 @@ async fn say_unoffered(client: &Client) {
     };
     for tool in listed {
         if tool.task_support() == Some(neva::types::tool::TaskSupport::Required) {
-            tracing::warn!(target: "ladoga", tool = %tool.name, "a remote tool is not offered to the model: it runs only as an MCP task, and a model's call is none");
+            tracing::warn!(target: "ladoga", tool = %printable(&tool.name), "a remote tool is not offered to the model: it runs only as an MCP task, and a model's call is none");
         }
     }
 }
@@ -276,7 +393,7 @@ async fn listen(client: &Client) -> Option<neva::client::Subscription> {
         // A server of the older generation tells its changes over its session, unasked.
         Err(error) if error.to_string().contains("legacy protocol") => None,
         Err(error) => {
-            tracing::warn!(target: "ladoga", %error, "the server's tool list will not be renewed: it refused to tell its changes");
+            tracing::warn!(target: "ladoga", error = %printable(&error.to_string()), "the server's tool list will not be renewed: it refused to tell its changes");
             None
         }
     }
@@ -284,10 +401,15 @@ async fn listen(client: &Client) -> Option<neva::client::Subscription> {
 
 impl Toolbox for LiveTools {
     fn tools(&self) -> Vec<Tool> {
-        self.inner.tools.tools()
+        let mut tools = self.inner.tools.tools();
+        tools.retain(|tool| self.inner.screen.offers(&tool.name));
+        tools
     }
 
     async fn call(&self, call: &ToolCall) -> ToolResult {
+        if !self.inner.screen.offers(&call.name) {
+            return ToolResult::error(&call.id, format!("There is no tool named `{}`", call.name));
+        }
         self.inner.tools.call(call).await
     }
 
@@ -295,7 +417,7 @@ impl Toolbox for LiveTools {
     where
         Self: Sync,
     {
-        self.inner.tools.call_all(calls)
+        futures_util::future::join_all(calls.iter().map(|call| Toolbox::call(self, call)))
     }
 }
 
@@ -316,14 +438,21 @@ fn split_url(url: &str) -> Result<(&str, &str), Error> {
     })
 }
 
-/// The relay the server at `url` (at `addr`) needs: one of the older generation, under MCP
-/// 2026-07-28.
-#[cfg(not(feature = "legacy-spec"))]
-async fn relay_for(url: &str, addr: &str) -> Result<Option<Relay>, Error> {
-    if !Relay::needed(url).await {
-        return Ok(None);
-    }
-    let relay = Relay::start(format!("http://{addr}"))
+/// The request timeout of [`LiveTools::connect_url`]'s client unless its `options` set one: a
+/// century, which no call timeout reaches. The run's call timeout bounds each call; neva's own
+/// 10 s would cut every call below it.
+const NO_CLIENT_BOUND: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
+/// The bound of what no run's call timeout covers: connecting in [`LiveTools::connect_url`], and
+/// a listing on the server's notification.
+const LISTING_TIMEOUT: Duration = DEFAULT_CALL_TIMEOUT;
+
+/// A relay to the server at `url` (at `addr`), started on a loopback port: every server reached
+/// by URL gets one, which checks each response against its request (`toolbox/guard.rs`), and,
+/// under MCP 2026-07-28, words the errors of a server of the older generation for neva's client.
+async fn relay_to(url: &str, addr: &str) -> Result<Relay, Error> {
+    let older = is_older(url).await;
+    let relay = Relay::start(format!("http://{addr}"), older)
         .await
         .map_err(|error| {
             Error::new(
@@ -331,24 +460,20 @@ async fn relay_for(url: &str, addr: &str) -> Result<Option<Relay>, Error> {
                 format!("no relay to the MCP server at {url}: {error}"),
             )
         })?;
-    tracing::info!(target: "ladoga", %url, "an MCP server of the older generation: reached through a relay");
-    Ok(Some(relay))
+    if older {
+        tracing::info!(target: "ladoga", %url, "an MCP server of the older generation: its errors worded for neva's client");
+    }
+    Ok(relay)
 }
 
-/// None under `legacy-spec`: the client speaks the older generation itself.
-#[cfg(feature = "legacy-spec")]
-async fn relay_for(_url: &str, _addr: &str) -> Result<Option<Relay>, Error> {
-    Ok(None)
-}
-
-/// Where `relay` listens.
+/// Whether the server at `url` is one of the older generation, under MCP 2026-07-28.
 #[cfg(not(feature = "legacy-spec"))]
-fn relay_addr(relay: &Relay) -> String {
-    relay.addr().to_string()
+async fn is_older(url: &str) -> bool {
+    Relay::older(url).await
 }
 
-/// Where `relay` listens: there is none under `legacy-spec`.
+/// Never under `legacy-spec`: the client speaks the older generation itself.
 #[cfg(feature = "legacy-spec")]
-fn relay_addr(relay: &Relay) -> String {
-    match *relay {}
+async fn is_older(_url: &str) -> bool {
+    false
 }

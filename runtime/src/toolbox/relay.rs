@@ -1,7 +1,9 @@
-//! A loopback relay in front of an MCP server of the older generation (MCP 2025-11-25 and
-//! before), for neva 0.9's client of the current one.
+//! A loopback relay in front of every MCP server `LiveTools::connect_url` reaches: it checks that
+//! each response answers a request of the POST it came back to (`toolbox/guard.rs`), and, under
+//! MCP 2026-07-28, lets neva 0.9's client reach a server of the older generation (MCP 2025-11-25
+//! and before).
 //!
-//! That client opens with `server/discover` and falls back to `initialize` when the server
+//! neva's client opens with `server/discover` and falls back to `initialize` when the server
 //! rejects it, as MCP 2026-07-28's backward-compatibility section has clients do. A server on the
 //! TypeScript SDK 1.x (most servers people run, `server-everything` among them) rejects it with
 //! HTTP 400 and a JSON-RPC error whose `id` is `null` ("Server not initialized"): neva matches
@@ -13,12 +15,15 @@
 //! error to `server/discover` is told as the method not found, in plain JSON. neva then falls
 //! back, and speaks 2025-11-25 through the relay from then on. It serves on `127.0.0.1`, on a
 //! port of its own, until dropped.
+//!
+//! A `GET` (the session's own stream, under `legacy-spec`) answers no POST: a response in it is
+//! dropped, unless it resumes a POST's stream (`Last-Event-ID`), which is passed on as it is.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
+use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::header::{self, HeaderMap, HeaderName};
@@ -27,14 +32,17 @@ use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::net::TcpListener;
 
+use super::guard::{Calls, Kind, guard};
+
 /// A body passed on, or one of the relay's own.
-type Body = BoxBody<Bytes, std::io::Error>;
+type Body = UnsyncBoxBody<Bytes, std::io::Error>;
 
 /// The request neva's client opens with.
+#[cfg(not(feature = "legacy-spec"))]
 const DISCOVER: &str = "server/discover";
 
 /// The largest request body read, and the largest error answer rewritten.
-const MAX_BODY: usize = 64 << 20;
+const MAX_BODY: usize = super::guard::MAX_MESSAGE;
 
 /// The headers of one hop only, never passed on.
 const HOP_BY_HOP: [&str; 7] = [
@@ -57,7 +65,8 @@ pub(crate) struct Relay {
 impl Relay {
     /// Whether the MCP server at `url` is one of the older generation, which neva's client
     /// reaches only through the relay: it answers `server/discover` with an error.
-    pub(crate) async fn needed(url: &str) -> bool {
+    #[cfg(not(feature = "legacy-spec"))]
+    pub(crate) async fn older(url: &str) -> bool {
         let discover = serde_json::json!({
             "jsonrpc": "2.0", "id": 1, "method": DISCOVER,
             "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
@@ -80,8 +89,9 @@ impl Relay {
     }
 
     /// A relay to the origin (`http://HOST:PORT`) of an MCP server, listening on a free
-    /// loopback port: a request to the relay's path goes to the same path there.
-    pub(crate) async fn start(origin: String) -> std::io::Result<Self> {
+    /// loopback port: a request to the relay's path goes to the same path there. For a server
+    /// of the `older` generation it also words the errors neva's client falls back on.
+    pub(crate) async fn start(origin: String, older: bool) -> std::io::Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let client = reqwest::Client::new();
@@ -90,7 +100,7 @@ impl Relay {
                 let (client, origin) = (client.clone(), origin.clone());
                 let service = hyper::service::service_fn(move |request| {
                     let (client, origin) = (client.clone(), origin.clone());
-                    async move { Ok::<_, Infallible>(relay(&client, &origin, request).await) }
+                    async move { Ok::<_, Infallible>(relay(&client, &origin, older, request).await) }
                 });
                 tokio::spawn(async move {
                     let _ = hyper::server::conn::http1::Builder::new()
@@ -114,11 +124,13 @@ impl Drop for Relay {
     }
 }
 
-/// `request`, sent on to the same path at `origin`: the server's response, with an id given to
-/// an error that names none.
+/// `request`, sent on to the same path at `origin`: the server's response, each answer in it
+/// checked against the requests it answers, and, for a server of the `older` generation, an id
+/// given to an error that names none.
 async fn relay(
     client: &reqwest::Client,
     origin: &str,
+    older: bool,
     request: Request<Incoming>,
 ) -> Response<Body> {
     let (parts, body) = request.into_parts();
@@ -129,8 +141,12 @@ async fn relay(
         Err(_) => return own(StatusCode::PAYLOAD_TOO_LARGE),
     };
     let ids = request_ids(&body);
-    let discovering =
-        serde_json::from_slice::<Value>(&body).is_ok_and(|message| message["method"] == DISCOVER);
+    let calls = match parts.method {
+        // A resumed stream replays a POST's; the relay does not know which.
+        hyper::Method::GET if parts.headers.contains_key("last-event-id") => None,
+        _ => Some(Calls::new(origin, ids.clone())),
+    };
+    let discovering = older && is_discover(&body);
     let mut sent = client.request(parts.method, target).body(body);
     for (name, value) in &parts.headers {
         if !is_hop_by_hop(name) && name != header::HOST && name != header::CONTENT_LENGTH {
@@ -140,14 +156,22 @@ async fn relay(
     let answer = match sent.send().await {
         Ok(answer) => answer,
         Err(error) => {
-            tracing::warn!(target: "ladoga", %error, "the relay to an older MCP server cannot reach it");
+            tracing::warn!(target: "ladoga", %error, "the relay to an MCP server cannot reach it");
             return own(StatusCode::BAD_GATEWAY);
         }
     };
     let status = answer.status();
     let mut headers = passed_on(answer.headers());
+    let kind = Kind::of(
+        answer
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok()),
+    );
     let rewritten = match &ids[..] {
-        [id] if discovering || (status.is_client_error() && is_json(answer.headers())) => Some(id),
+        [id] if older && (discovering || (status.is_client_error() && kind == Kind::Json)) => {
+            Some(id)
+        }
         _ => None,
     };
     if let Some(id) = rewritten {
@@ -164,16 +188,43 @@ async fn relay(
             }
             None => bytes,
         };
-        return respond(
-            status,
-            headers,
-            Full::new(bytes).map_err(|never| match never {}).boxed(),
+        let kind = Kind::of(
+            headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok()),
         );
+        let once = futures_util::stream::once(async move { Ok(bytes) });
+        return respond(status, headers, checked(calls, kind, once));
     }
     let stream = futures_util::StreamExt::map(answer.bytes_stream(), |chunk| {
-        chunk.map(Frame::data).map_err(std::io::Error::other)
+        chunk.map_err(std::io::Error::other)
     });
-    respond(status, headers, BodyExt::boxed(StreamBody::new(stream)))
+    respond(status, headers, checked(calls, kind, stream))
+}
+
+/// `body`, a response of `kind`, with each answer checked against `calls` when there are any.
+fn checked<S>(calls: Option<Calls>, kind: Kind, body: S) -> Body
+where
+    S: futures_util::Stream<Item = std::io::Result<Bytes>> + Send + 'static,
+{
+    let body = match calls {
+        Some(calls) => guard(calls, kind, body),
+        None => futures_util::StreamExt::boxed(body),
+    };
+    let frames = futures_util::StreamExt::map(body, |chunk| chunk.map(Frame::data));
+    BodyExt::boxed_unsync(StreamBody::new(frames))
+}
+
+/// Whether `body` is a `server/discover` request.
+#[cfg(not(feature = "legacy-spec"))]
+fn is_discover(body: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(body).is_ok_and(|message| message["method"] == DISCOVER)
+}
+
+/// Never, under `legacy-spec`: the client does not discover.
+#[cfg(feature = "legacy-spec")]
+fn is_discover(_body: &[u8]) -> bool {
+    false
 }
 
 /// The JSON-RPC message of a response body: the body itself, or its first server-sent event's.
@@ -218,14 +269,6 @@ fn request_ids(body: &[u8]) -> Vec<Value> {
     }
 }
 
-/// Whether `headers` say the body is JSON.
-fn is_json(headers: &reqwest::header::HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("application/json"))
-}
-
 /// The headers of `answer` that go on to neva.
 fn passed_on(answer: &reqwest::header::HeaderMap) -> HeaderMap {
     answer
@@ -253,7 +296,7 @@ fn own(status: StatusCode) -> Response<Body> {
         HeaderMap::new(),
         Full::new(Bytes::new())
             .map_err(|never| match never {})
-            .boxed(),
+            .boxed_unsync(),
     )
 }
 

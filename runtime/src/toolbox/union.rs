@@ -5,20 +5,25 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use neva::svir::RemoteTools;
 use svir::{Tool, ToolCall, ToolResult, Toolbox};
 
 use crate::error::RunError;
-use crate::toolbox::{LiveTools, ToolSelection};
+use crate::schema::SchemaProfile;
+use crate::toolbox::said::Said;
+use crate::toolbox::{LiveTools, ToolSelection, printable};
 
 /// How long a call to an added toolbox may take unless told otherwise
 /// ([`ToolUnion::call_timeout`], [`Orchestrator::call_timeout`](crate::Orchestrator::call_timeout)).
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
 type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What the unions said of their added toolboxes' tools left out, for all the runs.
+static SAID: LazyLock<Said> = LazyLock::new(Said::default);
 
 /// A [`Toolbox`] behind a pointer: svir's trait returns `impl Future`, so it cannot be a
 /// `dyn Toolbox` itself.
@@ -90,9 +95,34 @@ struct Part {
     timeout: Option<Duration>,
 }
 
+impl Part {
+    /// Whether it is the server's own tools, whose calls only the run bounds.
+    fn own(&self) -> bool {
+        self.timeout.is_none()
+    }
+
+    /// Says once, for all the runs this toolbox is added to, that its tool `name` is not
+    /// offered, and why.
+    fn say_left_out(&self, name: &str, reason: &str) {
+        // By the toolbox's address: a run's union, and its sources, are made for each run.
+        let toolbox = Arc::as_ptr(&self.source.toolbox).cast::<()>() as usize;
+        if SAID.first((toolbox, name, reason)) {
+            tracing::warn!(target: "ladoga", tool = %printable(name), toolbox = %self.label, reason = %printable(reason), "a tool of an added toolbox is not offered to the model");
+        }
+    }
+}
+
 /// The tools of several [`Toolbox`]es offered as one, each call routed by name to the toolbox
 /// that offers it. Each keeps its own names (a `RemoteTools`'s prefix included): two tools of
-/// the same name are an error when the union loads, naming both toolboxes, never a rename.
+/// the same name are never renamed: the first toolbox's is offered, and the later one's is
+/// left out, the log saying so once (for all runs, whatever unions it is in). A tool of an added
+/// toolbox costs only itself: most often another server chose it (a `neva::svir::RemoteTools`,
+/// a [`LiveTools`]), and one bad tool there must not fail every run.
+///
+/// With [`Self::schema_profile`], an added toolbox's tool whose name or schema cannot be written
+/// for that profile ([`SchemaProfile::tool`]) is left out the same way. The server's own tools
+/// (an [`Orchestrator`](crate::Orchestrator)'s) are the developer's: the run fails naming such a
+/// tool, so that it is fixed.
 ///
 /// [`Self::load`] takes the first snapshot of a `neva::svir::RemoteTools` that has none, applies
 /// the selection to every toolbox's tools, and checks the names; until then the union offers no
@@ -126,9 +156,11 @@ struct Part {
 ///     assert_eq!(names, ["now", "note"]);
 ///     assert_eq!(tools.call(&ToolCall::new("1", "note", "{}")).await.content, "noted");
 ///
-///     let twice = ToolUnion::new().with("clock", one("now", "noon")).with("sundial", one("now", "noon"));
-///     let error = twice.load().await.unwrap_err().to_string();
-///     assert!(error.contains("the tool `now` is offered by both `clock` and `sundial`"), "{error}");
+///     // Two `now`: the first toolbox's is offered, the sundial's left out, and the log says so.
+///     let twice = ToolUnion::new().with("clock", one("now", "noon")).with("sundial", one("now", "dusk"));
+///     let twice = twice.load().await?;
+///     assert_eq!(twice.tools().len(), 1);
+///     assert_eq!(twice.call(&ToolCall::new("2", "now", "{}")).await.content, "noon");
 ///     Ok(())
 /// }
 /// ```
@@ -136,6 +168,8 @@ pub struct ToolUnion {
     parts: Vec<Part>,
     selection: ToolSelection,
     call_timeout: Duration,
+    /// The profile the added toolboxes' tools are checked against when it loads, if any.
+    profile: Option<SchemaProfile>,
     /// Each tool offered, by name, and the part that offers it; `None` once loaded with one
     /// part, whose tools need no routing and cannot clash. The tools themselves stay with their
     /// toolboxes: [`Toolbox::tools`] takes them from there, so a run copies them once.
@@ -172,6 +206,7 @@ impl ToolUnion {
             parts: Vec::new(),
             selection: ToolSelection::all(),
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            profile: None,
             routes: Some(HashMap::new()),
         }
     }
@@ -233,11 +268,20 @@ impl ToolUnion {
         self
     }
 
+    /// Leaves out, when it loads, each tool of an added toolbox whose name or input schema
+    /// cannot be written for `profile`, the model's; the log says so once for each. An
+    /// [`Orchestrator`](crate::Orchestrator) sets its model's.
+    pub fn schema_profile(mut self, profile: SchemaProfile) -> Self {
+        self.profile = Some(profile);
+        self
+    }
+
     /// Takes the tools to offer: a `neva::svir::RemoteTools` without a snapshot takes its first,
     /// and a [`LiveTools`] renews its own if its server said the list changed
     /// ([`LiveTools::renew`]), within the call timeout (one that cannot list its tools is a
-    /// [`RunError::Toolbox`] naming it); the selection is applied, and a name offered by two
-    /// toolboxes is a [`RunError::Toolbox`] naming both.
+    /// [`RunError::Toolbox`] naming it); the selection is applied, and an added toolbox's tool
+    /// that cannot be offered (see [`Self::schema_profile`]), or whose name an earlier toolbox
+    /// offers, is left out.
     pub async fn load(mut self) -> Result<Self, RunError> {
         for part in &self.parts {
             let prepared = match part.timeout {
@@ -247,10 +291,12 @@ impl ToolUnion {
                 None => part.source.toolbox.prepare().await,
             };
             prepared.map_err(|error| {
+                let error = printable(&error);
                 RunError::Toolbox(format!("{} could not list its tools: {error}", part.label))
             })?;
         }
-        if self.parts.len() == 1 {
+        let checked = |part: &Part| self.profile.is_some() && !part.own();
+        if self.parts.len() == 1 && !checked(&self.parts[0]) {
             self.routes = None;
             return Ok(self);
         }
@@ -260,13 +306,25 @@ impl ToolUnion {
                 if !self.selection.admits(&tool.name) {
                     continue;
                 }
-                if let Some(&first) = routes.get(&tool.name) {
-                    return Err(RunError::Toolbox(format!(
-                        "the tool `{}` is offered by both {} and {}",
-                        tool.name, self.parts[first].label, part.label
-                    )));
+                if checked(part)
+                    && let Some(profile) = self.profile
+                    && let Err(error) = profile.tool(tool.clone())
+                {
+                    part.say_left_out(&tool.name, &error.to_string());
+                    continue;
                 }
-                routes.insert(tool.name, index);
+                match routes.get(&tool.name) {
+                    Some(&first) => {
+                        let earlier = &self.parts[first].label;
+                        part.say_left_out(
+                            &tool.name,
+                            &format!("{earlier} offers a tool of that name"),
+                        );
+                    }
+                    None => {
+                        routes.insert(tool.name, index);
+                    }
+                }
             }
         }
         self.routes = Some(routes);

@@ -22,6 +22,8 @@ pub const TOOL_CALLS: &str = "ladoga_tool_calls_total";
 pub const APPROVALS: &str = "ladoga_approvals_total";
 /// Store operations that failed, by `operation`.
 pub const STORE_ERRORS: &str = "ladoga_store_errors_total";
+/// Idle sessions let go to make room for another, a session bound reached.
+pub const SESSIONS_LET_GO: &str = "ladoga_sessions_let_go_total";
 /// MCP `tools/call` requests answered, in seconds, by `gen_ai_tool_name`.
 pub const MCP_OPERATION_DURATION: &str = "mcp_server_operation_duration_seconds";
 
@@ -98,6 +100,10 @@ pub fn describe() {
     );
     describe_counter!(APPROVALS, "Answers to approval questions, by decision");
     describe_counter!(STORE_ERRORS, "Store operations that failed, by operation");
+    describe_counter!(
+        SESSIONS_LET_GO,
+        "Idle sessions let go to make room for another, a session bound reached"
+    );
     describe_histogram!(
         MCP_OPERATION_DURATION,
         Unit::Seconds,

@@ -126,6 +126,11 @@ pub(crate) fn store_failed(operation: &'static str) {
     counter!(STORE_ERRORS, "operation" => operation).increment(1);
 }
 
+/// An idle session was let go to make room for another.
+pub(crate) fn session_let_go() {
+    counter!(SESSIONS_LET_GO).increment(1);
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Mutex;
