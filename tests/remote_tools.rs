@@ -445,3 +445,34 @@ async fn the_tool_list_is_renewed_when_the_server_says_it_changed() {
     a.stop().await;
     b.stop().await;
 }
+
+#[tokio::test]
+async fn a_server_that_takes_bearer_tokens_is_reached_with_one_and_refused_without() {
+    const SECRET: &str = "a secret for the remote tools tests, 42 b.";
+    let b = Server::start_guarded(App::new(), SECRET).await;
+    let url = format!("http://{}/mcp", b.addr);
+    let token = common::auth::token(
+        SECRET,
+        json!({"sub": "server a", "exp": common::auth::now() + 3600}),
+    );
+    let refused = LiveTools::connect_url(&url, |opt| opt, |tools| tools).await;
+    assert!(refused.is_err(), "no token, no connection");
+    let tools = LiveTools::connect_url_with_token(&url, &token, |opt| opt, |tools| tools)
+        .await
+        .expect("connects with its token");
+    assert!(tools.renew().await.expect("lists with its token"));
+    let names: Vec<String> = svir::Toolbox::tools(&tools)
+        .into_iter()
+        .map(|tool| tool.name)
+        .collect();
+    assert!(names.contains(&"lookup".to_owned()), "{names:?}");
+    let answer = svir::Toolbox::call(
+        &tools,
+        &svir::ToolCall::new("1", "lookup", r#"{"term":"rust"}"#),
+    )
+    .await;
+    assert!(!answer.is_error, "{answer:?}");
+    assert!(answer.content.contains("rust"), "{answer:?}");
+    drop(tools);
+    b.stop().await;
+}

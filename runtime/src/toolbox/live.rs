@@ -165,9 +165,9 @@ impl LiveTools {
     }
 
     /// Connects to the MCP server at `url` (`http://HOST:PORT/PATH`, Streamable HTTP), of either
-    /// generation, with a client of `options` (a timeout, a bearer token with `with_http`'s
-    /// `with_auth`: its address and endpoint are `url`'s), and offers its tools as `offer`
-    /// configures them.
+    /// generation, with a client of `options` (a timeout, say), and offers its tools as `offer`
+    /// configures them. Its transport is `url`'s: a `with_http` in `options` is replaced; for a
+    /// bearer token, [`Self::connect_url_with_token`].
     ///
     /// A server of MCP 2026-07-28 is reached as [`Self::connect`] reaches it. One of the older
     /// generation (2025-11-25 and before, such as every server on the TypeScript SDK 1.x) is
@@ -217,12 +217,53 @@ impl LiveTools {
         options: impl FnOnce(neva::client::options::McpOptions) -> neva::client::options::McpOptions,
         offer: impl FnOnce(RemoteTools) -> RemoteTools,
     ) -> Result<Self, Error> {
+        Self::connect_url_as(url, None, options, offer).await
+    }
+
+    /// [`Self::connect_url`], sending `token` as the bearer token of every request.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # async fn run() -> Result<(), neva::error::Error> {
+    /// let token = std::env::var("DOCS_TOKEN").unwrap_or_default();
+    /// let docs = ladoga::LiveTools::connect_url_with_token(
+    ///     "http://127.0.0.1:3001/mcp",
+    ///     &token,
+    ///     |opt| opt,
+    ///     |tools| tools.with_prefix("docs_"),
+    /// )
+    /// .await?;
+    /// # let _ = docs;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn connect_url_with_token(
+        url: &str,
+        token: &str,
+        options: impl FnOnce(neva::client::options::McpOptions) -> neva::client::options::McpOptions,
+        offer: impl FnOnce(RemoteTools) -> RemoteTools,
+    ) -> Result<Self, Error> {
+        Self::connect_url_as(url, Some(token), options, offer).await
+    }
+
+    /// [`Self::connect_url`], with `token` as the bearer token if there is one.
+    async fn connect_url_as(
+        url: &str,
+        token: Option<&str>,
+        options: impl FnOnce(neva::client::options::McpOptions) -> neva::client::options::McpOptions,
+        offer: impl FnOnce(RemoteTools) -> RemoteTools,
+    ) -> Result<Self, Error> {
         let (addr, endpoint) = split_url(url)?;
         let relay = relay_to(url, addr).await?;
         let to = relay.addr().to_string();
         let client = Client::new().with_options(|opt| {
-            options(opt.with_timeout(NO_CLIENT_BOUND))
-                .with_http(|http| http.bind(to).with_endpoint(endpoint))
+            options(opt.with_timeout(NO_CLIENT_BOUND)).with_http(|http| {
+                let http = http.bind(to).with_endpoint(endpoint);
+                match token {
+                    Some(token) => http.with_auth(token),
+                    None => http,
+                }
+            })
         });
         let connecting = Self::connect_relayed(client, offer, Some(relay));
         tokio::time::timeout(LISTING_TIMEOUT, connecting)
