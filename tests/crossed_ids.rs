@@ -14,24 +14,12 @@ mod common;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use common::{Server, free_addr, text, wait_for};
+use common::{Server, text};
 use ladoga::testing::{Reply, ScriptedModel};
 use ladoga::{LiveTools, orchestrator};
 use neva::prelude::*;
 use serde_json::json;
-use tokio::process::{Child, Command};
-
-const SERVER: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../tests/peers/crossed_ids_server.py"
-);
-
-/// The variable naming the Python whose SDK speaks this build's MCP generation.
-const PYTHON: &str = if cfg!(feature = "legacy-spec") {
-    "LADOGA_PYTHON_LEGACY"
-} else {
-    "LADOGA_PYTHON"
-};
+use tokio::process::Child;
 
 /// Asks with the hostile server's tools, each call bounded by the default call timeout (60 s).
 #[orchestrator(tools = ["x_*"], with = [LiveTools])]
@@ -53,19 +41,7 @@ async fn ask_briefly(task: String) -> String {
 
 /// The hostile server, listening on a free loopback port; killed when the child is dropped.
 async fn hostile_server() -> (Child, SocketAddr) {
-    let python = std::env::var(PYTHON)
-        .unwrap_or_else(|_| panic!("{PYTHON} names a Python with the MCP SDK (see scripts/test)"));
-    let addr = free_addr();
-    let child = Command::new(python)
-        .arg(SERVER)
-        .arg(addr.port().to_string())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the Python server starts");
-    wait_for(addr).await;
-    (child, addr)
+    common::python_server::start("crossed_ids_server.py", &[]).await
 }
 
 /// A model that calls the tool the task names (`alice`, `bob`: `x_whose` for them; `echo`,

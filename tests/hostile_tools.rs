@@ -17,27 +17,15 @@ use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use common::{Server, client_for, free_addr, text, wait_for};
+use common::{Server, client_for, text};
 use ladoga::testing::{Reply, ScriptedModel};
 use ladoga::{LiveTools, MAX_REMOTE_TOOL_BYTES, MAX_REMOTE_TOOLS, orchestrator};
 use neva::prelude::*;
 use serde_json::json;
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context as LayerContext, Layer};
 use tracing_subscriber::prelude::*;
-
-const SERVER: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../tests/peers/hostile_tools_server.py"
-);
-
-/// The variable naming the Python whose SDK speaks this build's MCP generation.
-const PYTHON: &str = if cfg!(feature = "legacy-spec") {
-    "LADOGA_PYTHON_LEGACY"
-} else {
-    "LADOGA_PYTHON"
-};
 
 /// Forecasts with the hostile server's tools.
 #[orchestrator(tools = ["h_*"], with = [LiveTools])]
@@ -54,20 +42,7 @@ async fn h_clock() -> String {
 /// The hostile server, listing `mode`'s tools on a free loopback port; killed when the child is
 /// dropped.
 async fn hostile_server(mode: &[&str]) -> (Child, SocketAddr) {
-    let python = std::env::var(PYTHON)
-        .unwrap_or_else(|_| panic!("{PYTHON} names a Python with the MCP SDK (see scripts/test)"));
-    let addr = free_addr();
-    let child = Command::new(python)
-        .arg(SERVER)
-        .arg(addr.port().to_string())
-        .args(mode)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the Python server starts");
-    wait_for(addr).await;
-    (child, addr)
+    common::python_server::start("hostile_tools_server.py", mode).await
 }
 
 /// Ladoga's log events, each its message and fields as they were recorded, before any

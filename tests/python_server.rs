@@ -15,24 +15,12 @@ mod common;
 
 use std::net::SocketAddr;
 
-use common::{Server, client_for, free_addr, text, wait_for};
+use common::{Server, client_for, text};
 use ladoga::testing::{Reply, ScriptedModel};
 use ladoga::{LiveTools, orchestrator};
 use neva::prelude::*;
 use serde_json::json;
-use tokio::process::{Child, Command};
-
-const SERVER: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../tests/peers/python_tools_server.py"
-);
-
-/// The variable naming the Python whose SDK speaks this build's MCP generation.
-const PYTHON: &str = if cfg!(feature = "legacy-spec") {
-    "LADOGA_PYTHON_LEGACY"
-} else {
-    "LADOGA_PYTHON"
-};
+use tokio::process::Child;
 
 /// Asks the weather with the Python server's tools.
 #[orchestrator(tools = ["py_*"], with = [LiveTools])]
@@ -42,19 +30,7 @@ async fn weather(task: String) -> String {
 
 /// The Python server, listening on a free loopback port; killed when the child is dropped.
 async fn python_server() -> (Child, SocketAddr) {
-    let python = std::env::var(PYTHON)
-        .unwrap_or_else(|_| panic!("{PYTHON} names a Python with the MCP SDK (see scripts/test)"));
-    let addr = free_addr();
-    let child = Command::new(python)
-        .arg(SERVER)
-        .arg(addr.port().to_string())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the Python server starts");
-    wait_for(addr).await;
-    (child, addr)
+    common::python_server::start("python_tools_server.py", &[]).await
 }
 
 #[tokio::test]

@@ -11,6 +11,7 @@ pub mod legacy_http;
 pub mod nginx;
 pub mod peer;
 pub mod prometheus;
+pub mod python_server;
 pub mod redis;
 pub mod restate;
 pub mod rounds;
