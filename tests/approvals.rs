@@ -401,3 +401,33 @@ async fn the_time_a_person_takes_does_not_count_against_the_time_bound() {
     assert_eq!(wiped(), ["slow"]);
     running.stop().await;
 }
+
+#[tokio::test]
+async fn a_call_of_a_tool_that_is_not_there_is_told_back_and_no_one_is_asked() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    for person in [Some(Person::approving()), None] {
+        let script = ScriptedModel::new([
+            Reply::calls([
+                ("no_such_tool", json!({})),
+                ("careful", json!({"task": "again"})),
+            ]),
+            Reply::text("Nothing to do."),
+        ]);
+        let mut running = start(&script, person.as_ref()).await;
+
+        let result = running.call("careful", "Clean up").await;
+
+        assert_eq!(text(&result), "Nothing to do.", "{result:?}");
+        if let Some(person) = &person {
+            assert!(person.asked().is_empty(), "{:?}", person.asked());
+        }
+        assert!(decisions(&result).is_empty(), "{}", report(&result));
+        let told = script.requests()[1].tool_results();
+        assert_eq!(told.len(), 2, "{told:?}");
+        for (_, said) in &told {
+            assert!(said.to_lowercase().contains("no tool named"), "{told:?}");
+            assert!(!said.contains("approval"), "{told:?}");
+        }
+        running.stop().await;
+    }
+}

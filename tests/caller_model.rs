@@ -444,3 +444,27 @@ async fn a_caller_that_samples_past_the_runs_timeout_fails_the_run_at_its_bound(
     assert_eq!(NOTED.load(Ordering::SeqCst), before, "no tool ran");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_fallback_whose_every_model_fails_says_why_the_callers_was_passed_over() {
+    let own = ScriptedModel::new([Reply::failure(503, "the server's own words")]);
+    let own_model = own.serve().await.expect("serves");
+    let sampled = Arc::new(AtomicUsize::new(0));
+    let (server, client) = start_with(None, sampled, Some(&own_model)).await;
+
+    let result = client
+        .tools()
+        .call("plan_anyway", [("focus", "the release")])
+        .await
+        .expect("tools/call");
+    assert!(result.is_error, "{result:?}");
+    let told = text(&result);
+    assert!(told.contains("all 2 models failed"), "{told}");
+    assert!(
+        told.contains("sampling"),
+        "why the caller's was passed over: {told}"
+    );
+    assert!(told.contains("the last: HTTP 503"), "{told}");
+    assert!(!told.contains("own words"), "no server's message: {told}");
+    server.stop().await;
+}

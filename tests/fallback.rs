@@ -213,8 +213,10 @@ async fn when_every_model_fails_the_caller_is_told_so_without_their_messages() {
     let told = text(&result);
     assert_eq!(
         told,
-        "the model could not answer: could not reach the model server: all 3 models failed; \
-         the last: HTTP 503"
+        "the model could not answer: could not reach the model server: all 3 models failed \
+         (`primary`: could not reach the model server: client error (Connect): tcp connect error: \
+         Connection refused (os error 111); `second`: could not reach the model server: HTTP \
+         500); the last: HTTP 503"
     );
     assert_eq!(
         report(&result),

@@ -64,3 +64,39 @@ async fn an_orchestrator_calls_a_fastmcp_servers_tool() {
     assert_eq!(results[0].1, "Sunny in Oslo tomorrow");
     a.stop().await;
 }
+
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn a_strict_profiles_null_for_an_optional_argument_reaches_the_server_left_out() {
+    let (_python, addr) = python_server().await;
+    let tools = LiveTools::connect(client_for(addr), |tools| tools.with_prefix("py_"))
+        .await
+        .expect("connects to the Python server");
+    let script = ScriptedModel::new([
+        // As OpenAI's strict mode has it send an optional argument it leaves unset.
+        Reply::call("py_forecast", json!({"city": "Oslo", "days": null})),
+        Reply::text("Sunny in Oslo."),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let strict = model
+        .model()
+        .with_schema_profile(ladoga::SchemaProfile::OpenAiStrict);
+    let app = App::new().add_singleton(strict).add_singleton(tools);
+    let a = Server::start(app).await;
+
+    let result = a
+        .client()
+        .await
+        .tools()
+        .call("weather", [("task", "Will it rain in Oslo?")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+
+    let requests = script.requests();
+    let offered = &requests[0].body()["tools"][0]["function"]["parameters"];
+    assert_eq!(offered["required"], json!(["city", "days"]), "{offered}");
+    let results = requests[1].tool_results();
+    assert_eq!(results[0].1, "Sunny in Oslo tomorrow", "{results:?}");
+    a.stop().await;
+}

@@ -31,9 +31,11 @@ else:
 
 
 @server.tool()
-def forecast(city: str) -> str:
-    """Tells tomorrow's weather in a city."""
-    return f"Sunny in {city} tomorrow"
+def forecast(city: str, days: int = 1) -> str:
+    """Tells the weather in a city, tomorrow or for some days."""
+    if days == 1:
+        return f"Sunny in {city} tomorrow"
+    return f"Sunny in {city} for {days} days"
 
 
 if LEGACY:

@@ -193,6 +193,8 @@ impl CompletionModel for Fallback {
         heard: &(dyn Fn(&Event) + Sync),
     ) -> Result<Completion, svir::Error> {
         let count = self.models.len();
+        // Why each model before the last was passed over, for the error when none answers.
+        let mut passed_over = Vec::new();
         for (index, model) in self.models.iter().enumerate() {
             let name = erased::DynModel::name(&**model);
             let error = match erased::DynModel::complete_streaming(
@@ -215,9 +217,10 @@ impl CompletionModel for Fallback {
                 return Err(if count == 1 {
                     error
                 } else {
-                    every_one_failed(error, count)
+                    every_one_failed(error, &passed_over)
                 });
             };
+            passed_over.push(format!("`{name}`: {error}"));
             tracing::warn!(
                 target: "ladoga",
                 model = name,
@@ -240,10 +243,15 @@ fn addressed<'r>(request: &'r Request, model: &str) -> Cow<'r, Request> {
     Cow::Owned(request)
 }
 
-/// The last model's error, saying that all `count` failed: its kind, status, wait, server
-/// message and whether it was sent are kept, and it is the source.
-fn every_one_failed(last: svir::Error, count: usize) -> svir::Error {
-    let all = format!("all {count} models failed");
+/// The last model's error, saying that all failed and why each one before it was
+/// `passed_over` (a caller that cannot sample, say): its kind, status, wait, server message and
+/// whether it was sent are kept, and it is the source. No server's message is in the words.
+fn every_one_failed(last: svir::Error, passed_over: &[String]) -> svir::Error {
+    let all = format!(
+        "all {} models failed ({})",
+        passed_over.len() + 1,
+        passed_over.join("; ")
+    );
     let mut error = svir::Error::new(last.kind()).with_detail(match last.detail() {
         Some(detail) => format!("{all}; the last: {detail}"),
         None => all,
@@ -336,7 +344,8 @@ mod tests {
         assert_eq!(error.server_message(), Some("second down"));
         assert_eq!(
             error.to_string(),
-            "could not reach the model server: all 2 models failed"
+            "could not reach the model server: all 2 models failed (`scripted`: could not reach \
+             the model server)"
         );
         assert!(!format!("{error:?}").contains("down"));
     }

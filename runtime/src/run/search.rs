@@ -73,18 +73,32 @@ where
 
     /// `done` as the approvals see it: without its searches, which read only the tools'
     /// descriptions and are never put to a person, and without the calls whose arguments were
-    /// left out for their size, which never run.
-    pub(super) fn gated<'c>(&self, done: &'c Completion) -> Gated<'c> {
+    /// left out for their size, which never run; and without the calls of a tool that is not
+    /// there (neither `offered` nor deferred), which no one is asked about: the toolbox tells
+    /// the model there is no such tool.
+    pub(super) fn gated<'c>(&self, done: &'c Completion, offered: &[Tool]) -> Gated<'c> {
         let defer = &self.settings.defer;
         let max = self.settings.limits.max_arguments;
-        let screened =
-            |call: &ToolCall| defer.answers(call) || arguments::omitted(call, max).is_some();
+        let screened = |call: &ToolCall| {
+            defer.answers(call)
+                || arguments::omitted(call, max).is_some()
+                || !self.is_there(call, offered)
+        };
         if !done.calls.iter().any(screened) {
             return Gated::Whole(done);
         }
         let mut gated = done.clone();
         gated.calls.retain(|call| !screened(call));
         Gated::Without(Box::new(gated))
+    }
+
+    /// Whether `call` names a tool the model may call: one `offered`, `ask_caller` when the
+    /// caller is asked, or a deferred one of the toolbox, callable by name before it is found.
+    fn is_there(&self, call: &ToolCall, offered: &[Tool]) -> bool {
+        offered.iter().any(|tool| tool.name == call.name)
+            || (call.name == ASK_CALLER && self.gate.asks_caller())
+            || (self.settings.defer.defers(&call.name)
+                && self.tools.tools().iter().any(|tool| tool.name == call.name))
     }
 
     /// Whether `call` is a search this run answers itself.

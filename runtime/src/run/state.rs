@@ -198,7 +198,7 @@ where
         done: &Completion,
         run: &mut Run,
     ) -> Result<(), RunError> {
-        if self.keeper.is_none() || !self.gate.asks_later(&self.gated(done)) {
+        if self.keeper.is_none() || !self.gate.asks_later(&self.gated(done, &run.request.tools)) {
             return Ok(());
         }
         run.pending = Some(done.clone());

@@ -15,6 +15,7 @@ use crate::observe::{metrics, spans};
 use crate::outcome::Stop;
 use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration, Screen};
+use crate::schema::{SchemaProfile, absent_nulls};
 use crate::store::{self, Ran};
 use crate::usage::SharedUsage;
 
@@ -121,7 +122,7 @@ where
             }
             let mut refused = match self
                 .gate
-                .screen(&run.id, run.turns, &self.gated(&done))
+                .screen(&run.id, run.turns, &self.gated(&done, &run.request.tools))
                 .await
             {
                 Screen::Decided {
@@ -174,13 +175,18 @@ where
         }
         // Each call on its own, all at once, so each reports when it is answered.
         let (progress, offered) = (&run.progress, &run.request.tools);
+        let strict = self.model.schema_profile() == SchemaProfile::OpenAiStrict;
         let cut = self.cut_before().await; // durable
         let ran = join_all(to_run.map(|call| {
             async move {
                 if let Some(unknown) = self.unknown_outcome(cut, call) {
                     return unknown; // durable
                 }
-                let result = self.tools.call(call).await;
+                // The nulls strict mode made the model send, as the tool's schema has them.
+                let given = strict
+                    .then(|| as_the_tool_takes(&*self.tools, call))
+                    .flatten();
+                let result = self.tools.call(given.as_ref().unwrap_or(call)).await;
                 metrics::tool_called(offered, &call.name, result.is_error);
                 if result.is_error {
                     spans::tool_failed(&Span::current());
@@ -207,6 +213,18 @@ where
         });
         results.collect()
     }
+}
+
+/// `call` without the `null`s a strict profile made the model send for optional arguments its
+/// tool's own schema does not take; `None` if it has none.
+fn as_the_tool_takes<T: Toolbox + ?Sized>(tools: &T, call: &ToolCall) -> Option<ToolCall> {
+    if !call.arguments.contains("null") {
+        return None;
+    }
+    let tools = tools.tools();
+    let tool = tools.iter().find(|tool| tool.name == call.name)?;
+    let arguments = absent_nulls(&call.arguments, &tool.input_schema)?;
+    Some(ToolCall::new(&call.id, &call.name, arguments))
 }
 
 /// Each call with its arguments and result, at `debug`: they may hold the user's data.

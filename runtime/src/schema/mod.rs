@@ -1,5 +1,6 @@
 #![doc = include_str!("../docs/schema.md")]
 
+mod absent;
 mod keywords;
 mod memo;
 pub(crate) mod name;
@@ -12,5 +13,6 @@ mod toolbox;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use absent::absent_nulls;
 pub use profile::{SchemaError, SchemaProfile};
 pub use toolbox::NormalizedTools;

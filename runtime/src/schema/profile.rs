@@ -45,7 +45,8 @@ pub enum SchemaProfile {
     Portable,
     /// OpenAI's strict mode (`"strict": true`): every object closed with
     /// `additionalProperties: false` and listing every property as required, an optional one
-    /// made nullable (the model sends `null` for it, and the tool gets that `null`); maps and
+    /// made nullable (the model sends `null` for it, and the tool gets it left out, unless its
+    /// own schema takes `null` there); maps and
     /// free-form objects are errors; only the keywords and formats strict mode documents.
     /// Recursive references are kept under `$defs`.
     OpenAiStrict,
