@@ -59,7 +59,7 @@ async fn an_orchestrator_calls_a_fastmcp_servers_tool() {
     assert_eq!(text(&result), "Sunny in Oslo.");
 
     let requests = script.requests();
-    assert_eq!(requests[0].tool_names(), ["py_forecast"]);
+    assert_eq!(requests[0].tool_names(), ["py_forecast", "py_radar"]);
     let results = requests[1].tool_results();
     assert_eq!(results[0].1, "Sunny in Oslo tomorrow");
     a.stop().await;
@@ -98,5 +98,39 @@ async fn a_strict_profiles_null_for_an_optional_argument_reaches_the_server_left
     assert_eq!(offered["required"], json!(["city", "days"]), "{offered}");
     let results = requests[1].tool_results();
     assert_eq!(results[0].1, "Sunny in Oslo tomorrow", "{results:?}");
+    a.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn a_result_with_an_image_keeps_its_text_and_says_what_was_left_out() {
+    let (_python, addr) = python_server().await;
+    let url = format!("http://{addr}/mcp");
+    let tools = LiveTools::connect_url(&url, |opt| opt, |tools| tools.with_prefix("py_"))
+        .await
+        .expect("connects to the Python server");
+    let script = ScriptedModel::new([
+        Reply::call("py_radar", json!({"city": "Oslo"})),
+        Reply::text("Rain by noon in Oslo."),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let app = App::new().add_singleton(model.model()).add_singleton(tools);
+    let a = Server::start(app).await;
+
+    let result = a
+        .client()
+        .await
+        .tools()
+        .call("weather", [("task", "Will it rain in Oslo?")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+
+    let told = &script.requests()[1].tool_results()[0].1;
+    assert_eq!(
+        told,
+        "The radar of Oslo:\n\n[The tool returned an image (image/png) here, which cannot be \
+         passed on to the model.]\n\nRain by noon.",
+    );
     a.stop().await;
 }

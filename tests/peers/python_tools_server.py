@@ -9,6 +9,8 @@ orchestrator offers in tests/python_server.rs.
 
 import sys
 
+from mcp.types import ImageContent, TextContent
+
 try:
     from mcp.server.mcpserver import MCPServer
 
@@ -36,6 +38,16 @@ def forecast(city: str, days: int = 1) -> str:
     if days == 1:
         return f"Sunny in {city} tomorrow"
     return f"Sunny in {city} for {days} days"
+
+
+@server.tool()
+def radar(city: str) -> list[TextContent | ImageContent]:
+    """Shows the rain radar of a city, between two lines of text."""
+    return [
+        TextContent(type="text", text=f"The radar of {city}:"),
+        ImageContent(type="image", data="iVBORw0KGgo=", mimeType="image/png"),
+        TextContent(type="text", text="Rain by noon."),
+    ]
 
 
 if LEGACY:

@@ -1,7 +1,32 @@
 //! A tool call's arguments in one canonical form, so that the same arguments written in another
-//! order or spacing are the same call: for the repeat bound, an approval's key and a sample's key.
+//! order or spacing are the same call: for the repeat bound, an approval's key and a sample's key;
+//! and as `tools/call` takes them.
+
+use std::collections::HashMap;
 
 use serde_json::Value;
+use svir::ToolCall;
+
+/// The arguments of `call`, as `tools/call` takes them, as neva's bridge reads them: an empty
+/// string, `null` and `{}` are no arguments; anything else that is not a JSON object is the
+/// model's mistake, told back to it.
+pub(crate) fn object(call: &ToolCall) -> Result<HashMap<String, Value>, String> {
+    let raw = call.arguments.trim();
+    if raw.is_empty() {
+        return Ok(HashMap::new());
+    }
+    match serde_json::from_str::<Option<HashMap<String, Value>>>(raw) {
+        Ok(arguments) => Ok(arguments.unwrap_or_default()),
+        Err(error) if error.is_data() => Err(format!(
+            "The arguments of `{}` must be a JSON object",
+            call.name
+        )),
+        Err(error) => Err(format!(
+            "The arguments of `{}` are not valid JSON: {error}",
+            call.name
+        )),
+    }
+}
 
 /// The arguments as JSON with every object's keys sorted, so that the same arguments written
 /// in another order or spacing are the same call; text that is not JSON stays as it is.

@@ -447,11 +447,22 @@ impl Toolbox for LiveTools {
         tools
     }
 
+    /// Calls the tool on its server, the answer told as [`told`](super::told) tells it: an
+    /// image (or audio, or a binary resource) in it said in its place, its text kept.
     async fn call(&self, call: &ToolCall) -> ToolResult {
         if !self.inner.screen.offers(&call.name) {
             return ToolResult::error(&call.id, format!("There is no tool named `{}`", call.name));
         }
-        self.inner.tools.call(call).await
+        let Some(server_name) = self.inner.screen.server_name(&call.name) else {
+            return self.inner.tools.call(call).await;
+        };
+        let arguments = match super::arguments::object(call) {
+            Ok(arguments) => arguments,
+            Err(refusal) => return ToolResult::error(&call.id, refusal),
+        };
+        let client = self.inner.tools.client();
+        let outcome = client.tools().call(server_name, arguments).await;
+        super::told::told(&call.id, outcome)
     }
 
     fn call_all(&self, calls: &[ToolCall]) -> impl Future<Output = Vec<ToolResult>> + Send

@@ -12,6 +12,7 @@ mod said;
 mod screen;
 mod search;
 mod selection;
+mod told;
 mod union;
 
 pub use self::bounds::{

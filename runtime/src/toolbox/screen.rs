@@ -13,7 +13,7 @@
 //! refused: [`Screen::blame`] leaves it out, and the listing is tried again, without reading
 //! neva's error text.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, RandomState};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -32,6 +32,9 @@ const REFUSED: usize = 4096;
 #[derive(Debug)]
 pub(super) struct Screen {
     state: Mutex<State>,
+    /// The server's name of each tool offered, by the name it is offered under: the last
+    /// listing's that succeeded.
+    servers: Mutex<HashMap<String, String>>,
     said: Said,
     /// How the placeholders of this screen begin: random, so no server can guess one.
     placeholder: String,
@@ -42,6 +45,7 @@ impl Default for Screen {
         let random = RandomState::new().hash_one(0_u8);
         Self {
             state: Mutex::default(),
+            servers: Mutex::default(),
             said: Said::default(),
             placeholder: format!("left_out_{random:016x}_"),
         }
@@ -60,6 +64,8 @@ struct State {
     last: Option<String>,
     /// The names given in this listing, after the renames.
     named: HashSet<u64>,
+    /// The server's name of each tool offered in this listing, by the name it is offered under.
+    servers: HashMap<String, String>,
     /// The placeholders given in this listing.
     placeholders: usize,
     /// The tools of this listing left out for being past [`MAX_REMOTE_TOOLS`].
@@ -79,6 +85,7 @@ impl Screen {
         state.kept.clear();
         state.last = None;
         state.named.clear();
+        state.servers.clear();
         state.placeholders = 0;
         state.past_count = 0;
         state.bytes = 0;
@@ -134,6 +141,9 @@ impl Screen {
             "another tool of the server is offered under the name it would be offered as"
         } else {
             state.named.insert(hash);
+            if let Some(server) = state.last.clone() {
+                state.servers.insert(name.to_owned(), server);
+            }
             return name.to_owned();
         };
         // Not kept after all: it neither counts nor takes its server name.
@@ -150,6 +160,12 @@ impl Screen {
         drop(state);
         self.say_left_out(&server, &format!("{reason}: `{name}`"));
         placeholder
+    }
+
+    /// The server's name of the tool offered as `name`, as of the last listing.
+    pub(super) fn server_name(&self, name: &str) -> Option<String> {
+        let servers = self.servers.lock().unwrap_or_else(PoisonError::into_inner);
+        servers.get(name).cloned()
     }
 
     /// Whether the tool offered as `name` is offered to the model: it is no placeholder.
@@ -179,7 +195,9 @@ impl Screen {
     /// and how many past [`MAX_REMOTE_BYTES`].
     pub(super) fn finish(&self) {
         let (past, past_bytes) = {
-            let state = self.state();
+            let mut state = self.state();
+            let servers = std::mem::take(&mut state.servers);
+            *self.servers.lock().unwrap_or_else(PoisonError::into_inner) = servers;
             (state.past_count, state.past_bytes)
         };
         if past_bytes > 0 && self.said.first(("past the bytes", past_bytes)) {
