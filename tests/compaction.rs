@@ -378,3 +378,47 @@ async fn a_session_stays_within_the_context_its_earlier_calls_summarised_first()
     assert_eq!(last[1], "Go on reading.");
     server.stop().await;
 }
+
+/// Reads ten pages at once, within a bounded context.
+#[orchestrator(turns = 4, context = 20000)]
+async fn wide_reader(task: String) -> String {
+    task
+}
+
+#[tokio::test]
+async fn ten_results_of_one_turn_past_the_context_are_cut_to_fit_and_reported() {
+    let script = ScriptedModel::from_fn(|seen| {
+        if seen.tool_results().is_empty() {
+            let pages = (1..=10).map(|page| ("read_page", json!({ "page": page })));
+            return counted(Reply::calls(pages), seen, 200);
+        }
+        counted(Reply::text("Ten pages read."), seen, 20)
+    });
+    let (server, _model) = start(&script).await;
+    let client = server.client().await;
+    let result = (client.tools())
+        .call("wide_reader", [("task", "Read ten pages at once.")])
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(text(&result), "Ten pages read.");
+
+    let seen = script.requests();
+    let last = seen.last().unwrap();
+    let body = last.body().to_string();
+    // Without the last tier: ten results of 10,000 characters, about 25,000 tokens.
+    assert!(
+        estimate_tokens(&body) <= CONTEXT,
+        "{} tokens",
+        estimate_tokens(&body)
+    );
+    let results = last.tool_results();
+    assert_eq!(results.len(), 10, "every call still has its result");
+    for (_, told) in &results {
+        assert!(told.starts_with("Page "), "{told}");
+        assert!(told.contains("cut to fit the context"), "{told}");
+    }
+    let compacted = &report(&result)["compacted"];
+    assert_eq!(compacted["cut"], json!(10), "{compacted}");
+    server.stop().await;
+}

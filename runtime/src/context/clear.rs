@@ -65,6 +65,48 @@ pub(crate) fn oldest(messages: &mut [Message], enough: u64) -> Cleared {
     cleared
 }
 
+/// The least of each result kept when the last turn's results are cut, in tokens.
+const LEAST_KEPT: u64 = 64;
+
+/// Cuts the results in `messages` (the last turn's, which the model has not read yet) until
+/// `enough` tokens are removed: each keeps an even share of what is left, its start, and says
+/// how much of it was cut. The last tier, for a turn whose results alone pass the context.
+pub(crate) fn latest(messages: &mut [Message], enough: u64) -> Cleared {
+    let mut results: Vec<&mut String> = (messages.iter_mut())
+        .flat_map(|message| message.parts.iter_mut())
+        .filter_map(|part| match part {
+            Part::ToolResult(result) => Some(&mut result.content),
+            _ => None,
+        })
+        .collect();
+    let total: u64 = results.iter().map(|content| estimate_tokens(content)).sum();
+    let Some(count) = u64::try_from(results.len()).ok().filter(|count| *count > 0) else {
+        return Cleared::default();
+    };
+    let share = (total.saturating_sub(enough) / count).max(LEAST_KEPT);
+    let mut cut = Cleared::default();
+    for content in &mut results {
+        let was = estimate_tokens(content);
+        if was <= share {
+            continue;
+        }
+        let characters = content.chars().count();
+        let kept: String = content
+            .chars()
+            .take(usize::try_from(share * 4).unwrap_or(usize::MAX))
+            .collect();
+        let kept_characters = kept.chars().count();
+        **content = format!(
+            "{kept}\n[… cut to fit the context: {} of {} characters kept]",
+            thousands(kept_characters),
+            thousands(characters)
+        );
+        cut.results += 1;
+        cut.tokens += was.saturating_sub(estimate_tokens(content));
+    }
+    cut
+}
+
 /// Whether `content` is a result already cleared.
 fn is_note(content: &str) -> bool {
     content.starts_with('[')
@@ -138,6 +180,36 @@ mod tests {
         );
         assert_eq!(content(4), "[add_task's result, 4,000 characters, cleared]");
         assert_eq!(content(6), "c".repeat(4_000));
+    }
+
+    #[test]
+    fn the_last_turns_results_are_cut_to_an_even_share_each_saying_so() {
+        let mut request = Request::new("m").user("Read it all.");
+        let mut done = Completion::new(FinishReason::ToolCalls);
+        done.calls.push(ToolCall::new("c1", "read", "{}"));
+        done.calls.push(ToolCall::new("c2", "read", "{}"));
+        request = request.assistant(done).tool_results([
+            ToolResult::new("c1", "a".repeat(40_000)),
+            ToolResult::new("c2", "b".repeat(400)),
+        ]);
+        let mut messages = request.messages;
+        let cut = latest(&mut messages[2..], 8_000);
+        assert_eq!(cut.results, 1, "the short one stays whole");
+        assert!(cut.tokens >= 7_000, "{cut:?}");
+        let contents: Vec<String> = (messages[2..].iter())
+            .flat_map(|message| message.parts.iter())
+            .filter_map(|part| match part {
+                Part::ToolResult(result) => Some(result.content.clone()),
+                _ => None,
+            })
+            .collect();
+        assert!(contents[0].starts_with("aaa"));
+        assert!(
+            contents[0].ends_with("[… cut to fit the context: 4,200 of 40,000 characters kept]"),
+            "{}",
+            &contents[0][contents[0].len() - 80..]
+        );
+        assert_eq!(contents[1], "b".repeat(400));
     }
 
     #[test]

@@ -108,8 +108,18 @@ where
             compaction.summarized = earlier + turns;
             compaction.summaries = usize::from(earlier > 0) + usize::from(turns > 0);
         }
+        // The last tier: a turn whose results alone pass the goal has them cut to fit, each
+        // saying so, so that no request passes the context.
+        let left = size::estimate(&run.request);
+        let messages = &mut run.request.messages;
+        if left > goal
+            && let Some(last) =
+                (messages.iter()).rposition(|message| message.role == Role::Assistant)
+        {
+            compaction.cut = clear::latest(&mut messages[last + 1..], left - goal).results;
+        }
         let after = size::estimate(&run.request);
-        if compaction.cleared + compaction.summarized == 0 {
+        if compaction.cleared + compaction.summarized + compaction.cut == 0 {
             // Only the brief and the last turn are left: the conversation is as it was.
             tracing::warn!(target: "ladoga", tokens = size, "nothing is left to compact");
             return Ok(());
@@ -123,6 +133,7 @@ where
             after,
             cleared = compaction.cleared,
             summarized = compaction.summarized,
+            cut = compaction.cut,
             "the conversation was compacted"
         );
         if after > goal {

@@ -19,6 +19,9 @@ pub struct Compacted {
     pub summarized: usize,
     /// How many summaries were asked for.
     pub summaries: usize,
+    /// How many results of a turn not read yet were cut to fit (the last tier): a turn whose
+    /// results alone pass the context.
+    pub cut: usize,
     /// The tokens removed, by the estimate ([`estimate_tokens`](crate::context::estimate_tokens)):
     /// the size before each compaction less the size after, summed.
     pub removed: u64,
@@ -66,6 +69,7 @@ impl Window {
         total.cleared += compaction.cleared;
         total.summarized += compaction.summarized;
         total.summaries += compaction.summaries;
+        total.cut += compaction.cut;
         total.removed += compaction.removed;
         *total
     }

@@ -29,7 +29,8 @@ use crate::outcome::{Outcome, Stop};
 /// `unknown` lists the calls a crash cut in a durable run, to tools that may not run twice, not
 /// made again (`[{"tool": "add_task", "arguments": {…}}]`, [`Outcome::unknown`]), absent when
 /// none was; `compacted` says how often the conversation was compacted and what that removed, `{"times":
-/// 2, "cleared": 9, "summarized": 6, "summaries": 1, "removed_tokens": 23456}`
+/// 2, "cleared": 9, "summarized": 6, "summaries": 1, "cut": 0, "removed_tokens": 23456}`, `cut`
+/// counting the results of a turn not read yet cut to fit
 /// ([`Outcome::compacted`]), absent when it never was.
 pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
 
@@ -58,6 +59,7 @@ impl Outcome {
                 "cleared": compacted.cleared,
                 "summarized": compacted.summarized,
                 "summaries": compacted.summaries,
+                "cut": compacted.cut,
                 "removed_tokens": compacted.removed,
             });
         }
