@@ -32,13 +32,13 @@ async fn read_page(page: u64) -> String {
 }
 
 /// Reads the archive within a bounded context.
-#[orchestrator(turns = 60, context = 20000)]
+#[orchestrator(turns = 60, context = 20000, tools = ["read_page"])]
 async fn reader(task: String) -> String {
     task
 }
 
 /// Reads the archive within a bounded context, over several calls of one session.
-#[orchestrator(turns = 60, context = 20000, session = true)]
+#[orchestrator(turns = 60, context = 20000, session = true, tools = ["read_page"])]
 async fn session_reader(task: String) -> String {
     task
 }
@@ -380,7 +380,7 @@ async fn a_session_stays_within_the_context_its_earlier_calls_summarised_first()
 }
 
 /// Reads ten pages at once, within a bounded context.
-#[orchestrator(turns = 4, context = 20000)]
+#[orchestrator(turns = 4, context = 20000, tools = ["read_page"])]
 async fn wide_reader(task: String) -> String {
     task
 }
@@ -420,5 +420,70 @@ async fn ten_results_of_one_turn_past_the_context_are_cut_to_fit_and_reported() 
     }
     let compacted = &report(&result)["compacted"];
     assert_eq!(compacted["cut"], json!(10), "{compacted}");
+    server.stop().await;
+}
+
+#[tool(descr = "Wipes the archive clean")]
+async fn wipe_archive() -> String {
+    "the archive is wiped".to_owned()
+}
+
+/// Reads the archive within a bounded context, asking before it wipes it.
+#[orchestrator(turns = 60, context = 20000, approve = ["wipe_archive"])]
+async fn careful_reader(task: String) -> String {
+    task
+}
+
+#[tokio::test]
+async fn compactions_before_an_approval_are_counted_with_those_after_it() {
+    let turns = Arc::new(AtomicUsize::new(0));
+    let script = ScriptedModel::from_fn(move |seen| {
+        if asks_for_summary(seen) {
+            let summary = "SUMMARY: the pages read so far all speak of the release.";
+            return counted(Reply::text(summary), seen, summary.len());
+        }
+        let turn = turns.fetch_add(1, Ordering::SeqCst) + 1;
+        let reply = match turn {
+            16 => Reply::call("wipe_archive", json!({})),
+            32.. => Reply::text("Read, and wiped."),
+            page => {
+                let thought = format!("Page {page} next. {}", "I weigh it. ".repeat(80));
+                Reply::call("read_page", json!({ "page": page })).with_text(&thought)
+            }
+        };
+        counted(reply, seen, 1_000)
+    });
+    let (server, _model) = start(&script).await;
+    let mut client = common::client_for(server.addr);
+    client.map_elicitation(|_: neva::types::elicitation::ElicitRequestParams| async {
+        neva::types::elicitation::ElicitResult::accept()
+    });
+    client.connect().await.expect("connects");
+
+    let result = (client.tools())
+        .call(
+            "careful_reader",
+            [("task", "Read the archive, then wipe it.")],
+        )
+        .await
+        .expect("tools/call");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(text(&result), "Read, and wiped.");
+
+    let seen = script.requests();
+    let turns: Vec<&SeenRequest> = seen.iter().filter(|seen| !asks_for_summary(seen)).collect();
+    let approved = (turns.iter())
+        .position(|seen| (seen.tool_results().iter()).any(|(_, told)| told.contains("wiped")))
+        .expect("the wipe's result was read");
+    let changed_at: Vec<usize> = (1..turns.len())
+        .filter(|&at| !contents(turns[at]).starts_with(&contents(turns[at - 1])))
+        .collect();
+    assert!(
+        changed_at.iter().any(|&at| at < approved) && changed_at.iter().any(|&at| at > approved),
+        "compacted before the approval and after it: {changed_at:?}, approved at {approved}"
+    );
+    let compacted = &report(&result)["compacted"];
+    assert_eq!(compacted["times"], json!(changed_at.len()), "{compacted}");
+    drop(client);
     server.stop().await;
 }

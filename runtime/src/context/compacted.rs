@@ -3,12 +3,15 @@
 
 use std::sync::Mutex;
 
+use serde::{Deserialize, Serialize};
+
 use crate::context::size::Counted;
 
 /// How often a run compacted its conversation to keep it within its context
 /// ([`Orchestration::context`](crate::Orchestration::context)), and how much that removed:
 /// [`Outcome::compacted`](crate::Outcome::compacted), and `compacted` in the run's report.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
 #[non_exhaustive]
 pub struct Compacted {
     /// How many times the conversation was compacted.
@@ -72,6 +75,11 @@ impl Window {
         total.cut += compaction.cut;
         total.removed += compaction.removed;
         *total
+    }
+
+    /// Counts the compactions of the rounds before this one, as a paused run kept them.
+    pub(crate) fn restore(&self, before: Compacted) {
+        self.compacted(before);
     }
 
     /// Every compaction of the run so far.

@@ -9,6 +9,7 @@ use svir::{Completion, Request, ToolResult, Toolbox};
 
 use crate::approval::{self, Approval, Inquired};
 use crate::brief::IntoBrief;
+use crate::context::Compacted;
 use crate::error::RunError;
 use crate::limits::repeats::Repeats;
 use crate::model::{AnsweredBy, CompletionModel};
@@ -94,6 +95,9 @@ struct Paused<R> {
     usage: (u64, u64),
     /// The part of the run's time bound used so far; the time a person takes to answer is not.
     spent: Option<Duration>,
+    /// The compactions of the rounds so far; none in a run paused before they were kept.
+    #[serde(default, skip_serializing_if = "Compacted::is_none")]
+    compacted: Compacted,
 }
 
 impl Run {
@@ -161,6 +165,7 @@ where
         })?;
         let (input, output) = paused.usage;
         usage.add(Some(svir::Usage::new(input, output)));
+        self.window.restore(paused.compacted);
         Ok(Run {
             id: self.run_id(),
             usage,
@@ -184,6 +189,7 @@ where
             run,
             usage: (usage.input, usage.output),
             spent,
+            compacted: self.window.so_far(),
         };
         let bytes = serde_json::to_vec(&paused)
             .map_err(|error| RunError::Store(format!("the run could not be written: {error}")))?;
