@@ -17,7 +17,7 @@ use std::net::SocketAddr;
 
 use common::{Server, client_for, text};
 use ladoga::testing::{Reply, ScriptedModel};
-use ladoga::{LiveTools, orchestrator};
+use ladoga::{LiveTools, Model, orchestrator};
 use neva::prelude::*;
 use serde_json::json;
 use tokio::process::Child;
@@ -33,21 +33,10 @@ async fn python_server() -> (Child, SocketAddr) {
     common::python_server::start("python_tools_server.py", &[]).await
 }
 
-#[tokio::test]
-#[ignore = "needs the MCP Python SDK: run by scripts/test"]
-async fn an_orchestrator_calls_a_fastmcp_servers_tool() {
-    let (_python, addr) = python_server().await;
-    let tools = LiveTools::connect(client_for(addr), |tools| tools.with_prefix("py_"))
-        .await
-        .expect("connects to the Python server");
-    let script = ScriptedModel::new([
-        Reply::call("py_forecast", json!({"city": "Oslo"})),
-        Reply::text("Sunny in Oslo."),
-    ]);
-    let model = script.serve().await.expect("serves");
-    let app = App::new().add_singleton(model.model()).add_singleton(tools);
-    let a = Server::start(app).await;
-
+/// `weather` asked about Oslo on a server whose model is `model` and whose `tools` are the
+/// Python server's: the result, once the server is stopped.
+async fn ask_weather(model: Model, tools: LiveTools) -> CallToolResponse {
+    let a = Server::start(App::new().add_singleton(model).add_singleton(tools)).await;
     let result = a
         .client()
         .await
@@ -55,6 +44,28 @@ async fn an_orchestrator_calls_a_fastmcp_servers_tool() {
         .call("weather", [("task", "Will it rain in Oslo?")])
         .await
         .expect("tools/call");
+    a.stop().await;
+    result
+}
+
+/// The Python server's tools, offered as `py_…`, through a client of its own (`connect`).
+async fn offered(addr: SocketAddr) -> LiveTools {
+    LiveTools::connect(client_for(addr), |tools| tools.with_prefix("py_"))
+        .await
+        .expect("connects to the Python server")
+}
+
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn an_orchestrator_calls_a_fastmcp_servers_tool() {
+    let (_python, addr) = python_server().await;
+    let script = ScriptedModel::new([
+        Reply::call("py_forecast", json!({"city": "Oslo"})),
+        Reply::text("Sunny in Oslo."),
+    ]);
+    let model = script.serve().await.expect("serves");
+
+    let result = ask_weather(model.model(), offered(addr).await).await;
     assert!(!result.is_error, "{result:?}");
     assert_eq!(text(&result), "Sunny in Oslo.");
 
@@ -62,16 +73,12 @@ async fn an_orchestrator_calls_a_fastmcp_servers_tool() {
     assert_eq!(requests[0].tool_names(), ["py_forecast", "py_radar"]);
     let results = requests[1].tool_results();
     assert_eq!(results[0].1, "Sunny in Oslo tomorrow");
-    a.stop().await;
 }
 
 #[tokio::test]
 #[ignore = "needs the MCP Python SDK: run by scripts/test"]
 async fn a_strict_profiles_null_for_an_optional_argument_reaches_the_server_left_out() {
     let (_python, addr) = python_server().await;
-    let tools = LiveTools::connect(client_for(addr), |tools| tools.with_prefix("py_"))
-        .await
-        .expect("connects to the Python server");
     let script = ScriptedModel::new([
         // As OpenAI's strict mode has it send an optional argument it leaves unset.
         Reply::call("py_forecast", json!({"city": "Oslo", "days": null})),
@@ -81,24 +88,19 @@ async fn a_strict_profiles_null_for_an_optional_argument_reaches_the_server_left
     let strict = model
         .model()
         .with_schema_profile(ladoga::SchemaProfile::OpenAiStrict);
-    let app = App::new().add_singleton(strict).add_singleton(tools);
-    let a = Server::start(app).await;
 
-    let result = a
-        .client()
-        .await
-        .tools()
-        .call("weather", [("task", "Will it rain in Oslo?")])
-        .await
-        .expect("tools/call");
+    let result = ask_weather(strict, offered(addr).await).await;
     assert!(!result.is_error, "{result:?}");
 
     let requests = script.requests();
-    let offered = &requests[0].body()["tools"][0]["function"]["parameters"];
-    assert_eq!(offered["required"], json!(["city", "days"]), "{offered}");
+    let parameters = &requests[0].body()["tools"][0]["function"]["parameters"];
+    assert_eq!(
+        parameters["required"],
+        json!(["city", "days"]),
+        "{parameters}"
+    );
     let results = requests[1].tool_results();
     assert_eq!(results[0].1, "Sunny in Oslo tomorrow", "{results:?}");
-    a.stop().await;
 }
 
 #[tokio::test]
@@ -114,16 +116,8 @@ async fn a_result_with_an_image_keeps_its_text_and_says_what_was_left_out() {
         Reply::text("Rain by noon in Oslo."),
     ]);
     let model = script.serve().await.expect("serves");
-    let app = App::new().add_singleton(model.model()).add_singleton(tools);
-    let a = Server::start(app).await;
 
-    let result = a
-        .client()
-        .await
-        .tools()
-        .call("weather", [("task", "Will it rain in Oslo?")])
-        .await
-        .expect("tools/call");
+    let result = ask_weather(model.model(), tools).await;
     assert!(!result.is_error, "{result:?}");
 
     let told = &script.requests()[1].tool_results()[0].1;
@@ -132,5 +126,4 @@ async fn a_result_with_an_image_keeps_its_text_and_says_what_was_left_out() {
         "The radar of Oslo:\n\n[The tool returned an image (image/png) here, which cannot be \
          passed on to the model.]\n\nRain by noon.",
     );
-    a.stop().await;
 }

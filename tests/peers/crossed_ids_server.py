@@ -20,21 +20,11 @@ import sys
 
 import uvicorn
 
-try:
-    from mcp.server.mcpserver import MCPServer
-
-    LEGACY = False
-except ImportError:
-    from mcp.server.fastmcp import FastMCP
-
-    LEGACY = True
+import sdk_server
 
 PORT = int(sys.argv[1])
 
-if LEGACY:
-    server = FastMCP("crossed", log_level="WARNING", stateless_http=True)
-else:
-    server = MCPServer("crossed", log_level="WARNING")
+server = sdk_server.make("crossed", PORT)
 
 
 @server.tool()

@@ -15,16 +15,10 @@ The SDK's `list_tools` is replaced to list raw descriptors; only `forecast` can 
 
 import sys
 
-try:
-    from mcp.server.mcpserver import MCPServer as Server
-
-    LEGACY = False
-except ImportError:
-    from mcp.server.fastmcp import FastMCP as Server
-
-    LEGACY = True
-
 from mcp.types import Tool
+
+import sdk_server
+from sdk_server import Server
 
 PORT = int(sys.argv[1])
 MANY = sys.argv[2:] == ["many"]
@@ -70,12 +64,7 @@ class Hostile(Server):
         return healthy + hostile()
 
 
-if LEGACY:
-    # Stateless: neva 0.9's client sends a session id back as a hyphenated UUID, and the 1.x
-    # SDK's are 32 hex digits without hyphens, so a session would not be found again.
-    server = Hostile("hostile", host="127.0.0.1", port=PORT, log_level="WARNING", stateless_http=True)
-else:
-    server = Hostile("hostile", log_level="WARNING")
+server = sdk_server.make("hostile", PORT, Hostile)
 
 
 @server.tool()
@@ -84,7 +73,4 @@ def forecast(city: str) -> str:
     return f"Sunny in {city} tomorrow"
 
 
-if LEGACY:
-    server.run("streamable-http")
-else:
-    server.run("streamable-http", host="127.0.0.1", port=PORT, streamable_http_path="/mcp")
+sdk_server.run(server, PORT)

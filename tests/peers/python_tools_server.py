@@ -11,25 +11,11 @@ import sys
 
 from mcp.types import ImageContent, TextContent
 
-try:
-    from mcp.server.mcpserver import MCPServer
-
-    LEGACY = False
-except ImportError:
-    from mcp.server.fastmcp import FastMCP
-
-    LEGACY = True
+import sdk_server
 
 PORT = int(sys.argv[1])
 
-if LEGACY:
-    # Stateless: neva 0.9's client sends a session id back as a hyphenated UUID, and the 1.x
-    # SDK's are 32 hex digits without hyphens, so a session would not be found again.
-    server = FastMCP(
-        "weather", host="127.0.0.1", port=PORT, log_level="WARNING", stateless_http=True
-    )
-else:
-    server = MCPServer("weather", log_level="WARNING")
+server = sdk_server.make("weather", PORT)
 
 
 @server.tool()
@@ -50,7 +36,4 @@ def radar(city: str) -> list[TextContent | ImageContent]:
     ]
 
 
-if LEGACY:
-    server.run("streamable-http")
-else:
-    server.run("streamable-http", host="127.0.0.1", port=PORT, streamable_http_path="/mcp")
+sdk_server.run(server, PORT)
