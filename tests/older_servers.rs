@@ -118,7 +118,10 @@ async fn plan_week_calls_a_tool_of_server_everything() {
     let (answer, offered, said) =
         planned_with(addr, "remote_echo", json!({"message": "from the board"})).await;
 
-    // Its one tool that runs only as a task is not offered, and the log says so, once.
+    // Its one tool that runs only as a task is not offered, and the log says so, once, when the
+    // listing at connect sees it: server-everything registers it as the session's
+    // `notifications/initialized` arrives, and a `tools/list` sent right after that
+    // notification may be answered first (the two POSTs race), without it.
     assert!(
         !offered.iter().any(|name| name.contains("research")),
         "{offered:?}"
@@ -128,7 +131,7 @@ async fn plan_week_calls_a_tool_of_server_everything() {
         .filter(|line| line.contains("WARN") && line.contains("not offered"))
         .filter(|line| line.contains("simulate-research-query"))
         .collect();
-    assert_eq!(told.len(), 1, "{said}");
+    assert!(told.len() <= 1, "{said}");
 
     assert!(
         offered.iter().any(|name| name == "remote_echo"),
