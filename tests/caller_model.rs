@@ -332,18 +332,24 @@ async fn a_caller_that_cannot_sample_gets_a_clear_tool_error_before_anything_run
     server.stop().await;
 }
 
-#[tokio::test]
-async fn a_fallback_asks_the_servers_own_model_when_the_caller_cannot_sample() {
-    let own = ScriptedModel::new([Reply::text("Planned on the server's model.")]);
+/// `plan_anyway` called by a client that cannot sample, the server's own model `own` behind
+/// the caller's: the result, and the server to stop.
+async fn plan_anyway_without_sampling(own: &ScriptedModel) -> (CallToolResponse, Server) {
     let own_model = own.serve().await.expect("serves");
     let sampled = Arc::new(AtomicUsize::new(0));
     let (server, client) = start_with(None, sampled, Some(&own_model)).await;
-
     let result = client
         .tools()
         .call("plan_anyway", [("focus", "the release")])
         .await
         .expect("tools/call");
+    (result, server)
+}
+
+#[tokio::test]
+async fn a_fallback_asks_the_servers_own_model_when_the_caller_cannot_sample() {
+    let own = ScriptedModel::new([Reply::text("Planned on the server's model.")]);
+    let (result, server) = plan_anyway_without_sampling(&own).await;
     assert!(!result.is_error, "{result:?}");
     assert_eq!(
         common::unsessioned(&text(&result)),
@@ -448,15 +454,7 @@ async fn a_caller_that_samples_past_the_runs_timeout_fails_the_run_at_its_bound(
 #[tokio::test]
 async fn a_fallback_whose_every_model_fails_says_why_the_callers_was_passed_over() {
     let own = ScriptedModel::new([Reply::failure(503, "the server's own words")]);
-    let own_model = own.serve().await.expect("serves");
-    let sampled = Arc::new(AtomicUsize::new(0));
-    let (server, client) = start_with(None, sampled, Some(&own_model)).await;
-
-    let result = client
-        .tools()
-        .call("plan_anyway", [("focus", "the release")])
-        .await
-        .expect("tools/call");
+    let (result, server) = plan_anyway_without_sampling(&own).await;
     assert!(result.is_error, "{result:?}");
     let told = text(&result);
     assert!(told.contains("all 2 models failed"), "{told}");
