@@ -77,6 +77,10 @@ where
     /// there (neither `offered` nor deferred), which no one is asked about: the toolbox tells
     /// the model there is no such tool.
     pub(super) fn gated<'c>(&self, done: &'c Completion, offered: &[Tool]) -> Gated<'c> {
+        // No approval and no question: the gate reads nothing, so nothing is screened.
+        if self.gate.is_none() {
+            return Gated::Whole(done);
+        }
         let defer = &self.settings.defer;
         let max = self.settings.limits.max_arguments;
         let screened = |call: &ToolCall| {
