@@ -80,6 +80,31 @@ async fn plan_briefly(focus: String) -> String {
     format!("Plan around {focus}.")
 }
 
+/// Reads on the caller's model, its conversation kept within 1,500 tokens.
+#[orchestrator(model = ladoga::CallerModel, context = 1500, tools = ["read_page"])]
+async fn read_compacting(focus: String) -> String {
+    format!("Read about {focus}.")
+}
+
+#[tool(descr = "Reads the next page")]
+async fn read_page() -> String {
+    "p".repeat(400)
+}
+
+/// Jots on the caller's model for up to eight turns.
+#[orchestrator(model = ladoga::CallerModel, turns = 8, tools = ["jot"])]
+async fn jot_at_length(focus: String) -> String {
+    format!("Jot down {focus}.")
+}
+
+static JOTTED: AtomicUsize = AtomicUsize::new(0);
+
+#[tool(descr = "Jots a line down")]
+async fn jot(line: String) -> String {
+    JOTTED.fetch_add(1, Ordering::SeqCst);
+    format!("jotted: {line}")
+}
+
 /// A model that notes two lines, a turn each, then answers.
 fn noting_twice() -> ScriptedModel {
     ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
@@ -124,13 +149,19 @@ async fn start_with_approving(
     own: Option<&ScriptedServer>,
     approved: Option<Arc<AtomicUsize>>,
 ) -> (Server, neva::Client) {
-    let mut app = App::new().add_singleton(ladoga::CallerModel::new());
+    // Under MCP 2026-07-28 neva seals every sample of a call into the state of each later
+    // round: 8 KiB by default, a few samples of a long run (see the `CallerModel` docs).
+    let mut app = App::new()
+        .add_singleton(ladoga::CallerModel::new())
+        .with_max_state_bytes(ladoga::CALLER_MODEL_STATE_BYTES);
     if let Some(own) = own {
         app =
             app.add_singleton(ladoga::Fallback::new([ladoga::CallerModel::new()]).or(own.model()));
     }
     let server = Server::start(app).await;
-    let mut client = common::client_for(server.addr);
+    // Each model request is a round: more of them than neva's client allows by default (8).
+    let mut client =
+        common::client_for(server.addr).with_options(|opt| opt.with_max_mrtr_rounds(32));
     if let Some(model) = model {
         common::sampling::answer_with(&mut client, model.model(), sampled);
     }
@@ -464,5 +495,79 @@ async fn a_fallback_whose_every_model_fails_says_why_the_callers_was_passed_over
     );
     assert!(told.contains("the last: HTTP 503"), "{told}");
     assert!(!told.contains("own words"), "no server's message: {told}");
+    server.stop().await;
+}
+
+/// A summary request: it offers no tool.
+fn summarising(seen: &ladoga::testing::SeenRequest) -> bool {
+    seen.tool_names().is_empty()
+}
+
+#[tokio::test]
+async fn a_run_on_the_callers_model_past_its_context_has_the_caller_write_the_summary() {
+    let thought = "I weigh what the page says against the focus. ".repeat(30);
+    // Counted by the model: a summary leaves fewer results in the conversation.
+    let turns = AtomicUsize::new(0);
+    let script = ScriptedModel::from_fn(move |seen| {
+        if summarising(seen) {
+            return Reply::text("Pages read so far: all of p.");
+        }
+        match turns.fetch_add(1, Ordering::SeqCst) {
+            0..4 => Reply::call("read_page", serde_json::json!({})).with_text(&thought),
+            _ => Reply::text("Read."),
+        }
+    });
+    let model = script.serve().await.expect("serves");
+    let sampled = Arc::new(AtomicUsize::new(0));
+    let (server, mut client) = start(Some(&model), sampled.clone()).await;
+
+    let (text, report) = called(&mut client, "read_compacting").await;
+    assert_eq!(text, "Read.");
+    let requests = script.requests();
+    // Every request went to the caller, the summaries too: the run has no model of its own.
+    assert_eq!(sampled.load(Ordering::SeqCst), requests.len());
+    let summaries: Vec<_> = requests.iter().filter(|seen| summarising(seen)).collect();
+    assert!(!summaries.is_empty(), "no summary was asked for");
+    assert!(
+        (summaries[0].first_user_text().unwrap()).starts_with("The task:\nRead about"),
+        "{:?}",
+        summaries[0].first_user_text()
+    );
+    assert_eq!(
+        report["compacted"]["summaries"],
+        summaries.len(),
+        "{report}"
+    );
+    assert_eq!(report["turns"], 5, "{report}");
+    // The turns after a summary read it in place of the oldest turns.
+    let last = requests.iter().rfind(|seen| !summarising(seen)).unwrap();
+    assert!(
+        last.body()
+            .to_string()
+            .contains("Pages read so far: all of p."),
+        "the summary is not in the last request"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_run_on_the_callers_model_with_samples_of_four_thousand_characters_goes_on_for_eight_turns()
+ {
+    let thought = "x".repeat(4_000);
+    let said = thought.clone();
+    let script = ScriptedModel::from_fn(move |seen| match seen.tool_results().len() {
+        0..7 => Reply::call("jot", serde_json::json!({"line": "a line"})).with_text(&said),
+        _ => Reply::text(&said),
+    });
+    let model = script.serve().await.expect("serves");
+    let sampled = Arc::new(AtomicUsize::new(0));
+    let (server, mut client) = start(Some(&model), sampled.clone()).await;
+
+    let (text, report) = called(&mut client, "jot_at_length").await;
+    assert_eq!(text, thought);
+    assert_eq!(report["turns"], 8, "{report}");
+    assert_eq!(sampled.load(Ordering::SeqCst), 8, "each turn sampled once");
+    assert_eq!(script.requests().len(), 8);
+    assert_eq!(JOTTED.load(Ordering::SeqCst), 7, "each call made once");
     server.stop().await;
 }

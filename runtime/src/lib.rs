@@ -44,7 +44,8 @@ pub use crate::limits::{
     OnLimit,
 };
 pub use crate::model::{
-    CallerModel, CompletionModel, DEFAULT_RESPONSE_TIMEOUT, DEFAULT_RETRIES, Fallback, Model,
+    CALLER_MODEL_STATE_BYTES, CallerModel, CompletionModel, DEFAULT_RESPONSE_TIMEOUT,
+    DEFAULT_RETRIES, Fallback, Model,
 };
 pub use crate::outcome::{Outcome, Stop, TokenUsage, UnknownCall};
 pub use crate::run::{Drain, Orchestration};

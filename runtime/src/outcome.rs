@@ -62,20 +62,6 @@ pub struct UnknownCall {
     pub arguments: String,
 }
 
-impl Outcome {
-    /// The outcome with the run's `approvals`.
-    pub(crate) fn approved(mut self, approvals: Vec<Approval>) -> Self {
-        self.approvals = approvals;
-        self
-    }
-
-    /// The outcome with the run's `inquiries`.
-    pub(crate) fn inquired(mut self, inquiries: Vec<Inquired>) -> Self {
-        self.inquiries = inquiries;
-        self
-    }
-}
-
 /// Why an orchestration stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]

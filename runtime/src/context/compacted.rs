@@ -1,8 +1,6 @@
 //! What a run's compactions did, and what the run knows of its conversation's size between
 //! two requests.
 
-use std::sync::Mutex;
-
 use serde::{Deserialize, Serialize};
 
 use crate::context::size::Counted;
@@ -37,37 +35,39 @@ impl Compacted {
     }
 }
 
-/// What a run knows of its conversation's size, and what its compactions did so far. Held by
-/// the run's [`Orchestration`](crate::Orchestration), read between requests, never across an
-/// await.
+/// What a run knows of its conversation's size, and what its compactions did so far: a part
+/// of the run's state.
 #[derive(Debug, Default)]
 pub(crate) struct Window {
-    state: Mutex<State>,
-}
-
-#[derive(Debug, Default)]
-struct State {
     /// The provider's count of the last answered request and its answer.
     counted: Option<Counted>,
     compacted: Compacted,
 }
 
 impl Window {
+    /// A window that counts the compactions of the rounds before this one, as a paused run
+    /// kept them.
+    pub(crate) fn restored(before: Compacted) -> Self {
+        Self {
+            counted: None,
+            compacted: before,
+        }
+    }
+
     /// The provider's last count, if it gave one since the last compaction.
     pub(crate) fn counted(&self) -> Option<Counted> {
-        self.state().counted
+        self.counted
     }
 
     /// Notes the provider's count of the conversation's first `counted.messages` messages.
-    pub(crate) fn count(&self, counted: Counted) {
-        self.state().counted = Some(counted);
+    pub(crate) fn count(&mut self, counted: Counted) {
+        self.counted = Some(counted);
     }
 
     /// Adds one compaction; the conversation changed, so the provider's count no longer holds.
-    pub(crate) fn compacted(&self, compaction: Compacted) -> Compacted {
-        let mut state = self.state();
-        state.counted = None;
-        let total = &mut state.compacted;
+    pub(crate) fn compacted(&mut self, compaction: Compacted) -> Compacted {
+        self.counted = None;
+        let total = &mut self.compacted;
         total.times += compaction.times;
         total.cleared += compaction.cleared;
         total.summarized += compaction.summarized;
@@ -77,19 +77,8 @@ impl Window {
         *total
     }
 
-    /// Counts the compactions of the rounds before this one, as a paused run kept them.
-    pub(crate) fn restore(&self, before: Compacted) {
-        self.compacted(before);
-    }
-
     /// Every compaction of the run so far.
     pub(crate) fn so_far(&self) -> Compacted {
-        self.state().compacted
-    }
-
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.compacted
     }
 }

@@ -70,6 +70,29 @@ pub(crate) async fn serving<T>(
     }
 }
 
+/// The bound on neva's sealed `requestState` a server that runs orchestrators on the
+/// [`CallerModel`] sets with `App::with_max_state_bytes`: 1 MiB.
+///
+/// Under MCP 2026-07-28 each model request of such a run is a round of its tool call, and neva
+/// seals every answer of a call's rounds into the state of each later round (neva 0.9 has no way
+/// to leave out an answer the handler has read): at its default of 8 KiB, the third sample of
+/// 4,000 characters fails the call with `requestState too large`. Ladoga keeps the run itself in
+/// its run store between rounds; the samples' copies in the state are neva's. A sample of 4,000
+/// characters takes some 5.5 KB of the state, so 1 MiB holds a run of some 180 such samples; the
+/// client sends the state back with each round. Nothing to set under `legacy-spec`, where each
+/// sample is a request to the client.
+///
+/// # Examples
+/// ```
+/// use neva::App;
+///
+/// let app = App::new()
+///     .add_singleton(ladoga::CallerModel::new())
+///     .with_max_state_bytes(ladoga::CALLER_MODEL_STATE_BYTES);
+/// # let _ = app;
+/// ```
+pub const CALLER_MODEL_STATE_BYTES: usize = 1 << 20;
+
 /// The MCP caller's own model: every request of a run is put to the client that called the
 /// orchestrator, as `sampling/createMessage`, with the system prompt, the conversation, the
 /// tools and `toolChoice`; the client's sample (its text and `tool_use` blocks) is the model's

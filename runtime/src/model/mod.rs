@@ -6,7 +6,7 @@ pub(crate) mod erased;
 mod fallback;
 mod sampling;
 
-pub use self::caller::CallerModel;
+pub use self::caller::{CALLER_MODEL_STATE_BYTES, CallerModel};
 pub use self::client::{CompletionModel, DEFAULT_RESPONSE_TIMEOUT, DEFAULT_RETRIES, Model};
 pub use self::fallback::Fallback;
 pub(crate) use self::fallback::{AnsweredBy, answered_by};

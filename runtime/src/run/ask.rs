@@ -1,6 +1,11 @@
-//! One model request: within the run's deadline, its text streamed, the model that answered
-//! noted (the run's own or a fallback's), in a `chat` span, its usage counted, the arguments of
-//! a call past their bound left out.
+//! One model request, the only way a run asks a model anything (a turn, a typed answer's retry,
+//! the answer at a bound, a compaction's summary): within the run's deadline, in a `chat` span,
+//! recorded in a durable run's journal, put to the caller for a [`CallerModel`](crate::CallerModel),
+//! its usage and time counted, its text streamed when it is the run's answer, the model that
+//! answered noted (the run's own or a fallback's), the arguments of a call past their bound
+//! left out.
+
+use std::time::Duration;
 
 use svir::{Completion, Request, Toolbox};
 use tracing::Instrument;
@@ -9,9 +14,28 @@ use crate::error::RunError;
 use crate::limits::arguments;
 use crate::model::{AnsweredBy, CompletionModel, answered_by};
 use crate::observe::{Listener, metrics, spans};
-use crate::run::Orchestration;
+use crate::run::pause::{Halt, Pause};
 use crate::run::state::Run;
+use crate::run::{Orchestration, Settings};
 use crate::usage::SharedUsage;
+
+/// A model's answer to one request.
+pub(crate) struct Answer {
+    pub(crate) done: Completion,
+    /// The model that gave it: the run's own, or the one a [`Fallback`](crate::Fallback) noted.
+    pub(crate) by: AnsweredBy,
+    /// How long the request took to its first piece, for a model that streams.
+    pub(crate) first_piece: Option<Duration>,
+}
+
+/// Who a request is for, and what it may do.
+#[derive(Clone, Copy)]
+pub(crate) enum Purpose {
+    /// The run's answer: its text streams to the caller.
+    Turn,
+    /// A summary of the oldest turns: nothing of it streams.
+    Summary,
+}
 
 impl<M, T> Orchestration<'_, M, T>
 where
@@ -19,50 +43,51 @@ where
     T: Toolbox + Sync + ?Sized,
 {
     /// The next turn's answer to `run`'s conversation, counted as a turn.
-    pub(super) async fn ask_turn(&self, run: &mut Run) -> Result<Completion, RunError> {
-        let (done, by) = match self.ask(&run.request, &run.usage).await {
-            Ok(asked) => asked,
-            // Boxed: only a refused request carries the future of asking once more.
-            Err(error) => Box::pin(self.ask_compacted(run, error)).await?, // context
+    pub(super) async fn ask_turn(&self, run: &mut Run) -> Result<Completion, Halt> {
+        let answer = match self
+            .ask(self.model, &run.request, &run.usage, Purpose::Turn)
+            .await
+        {
+            Err(Halt::Failed(error)) => Box::pin(self.ask_compacted(run, error)).await?, // context
+            asked => asked?,
         };
-        self.counted(run, &done); // context
-        run.answered_by = Some(by);
-        run.turns += 1;
-        Ok(done)
+        Ok(run.heard(answer))
     }
 
-    /// One model answer and the model that gave it, before `deadline` if there is one, else
-    /// the run fails at its deadline.
+    /// [`Self::ask`] of the run's own model, before `deadline` if there is one, else the run
+    /// fails at its deadline.
     pub(crate) async fn ask_by(
         &self,
         deadline: Option<tokio::time::Instant>,
         request: &Request,
         usage: &SharedUsage,
-    ) -> Result<(Completion, AnsweredBy), RunError> {
+    ) -> Result<Answer, Halt> {
+        let asked = self.ask(self.model, request, usage, Purpose::Turn);
         let Some(deadline) = deadline else {
-            return self.ask(request, usage).await;
+            return asked.await;
         };
-        tokio::time::timeout_at(deadline, self.ask(request, usage))
+        tokio::time::timeout_at(deadline, asked)
             .await
-            .unwrap_or_else(|_| {
-                Err(RunError::Deadline {
-                    timeout: self.settings.limits.timeout.unwrap_or_default(),
-                })
-            })
+            .unwrap_or_else(|_| Err(deadline_passed(&self.settings).into()))
     }
 
-    /// One model answer, its usage counted, and the model that gave it: the model's own, or
-    /// the one a [`Fallback`](crate::Fallback) within it noted.
-    pub(crate) async fn ask(
+    /// `model`'s answer to `request`, its usage counted in `usage`.
+    pub(crate) async fn ask<S: CompletionModel + ?Sized>(
         &self,
+        model: &S,
         request: &Request,
         usage: &SharedUsage,
-    ) -> Result<(Completion, AnsweredBy), RunError> {
-        let span = spans::chat(self.model.name());
+        purpose: Purpose,
+    ) -> Result<Answer, Halt> {
+        let span = spans::chat(model.name());
         let sent = std::time::Instant::now();
-        let listener = Listener::new(self.settings.stream);
+        let stream = match purpose {
+            Purpose::Turn => self.settings.stream,
+            Purpose::Summary => None,
+        };
+        let listener = Listener::new(stream);
         let heard = |event: &svir::Event| listener.hear(event);
-        let answer = answered_by(self.model.complete_streaming(request, &heard));
+        let answer = answered_by(model.complete_streaming(request, &heard));
         // Boxed and erased: the run's future is deep already, and a handler's holds it.
         let answer: std::pin::Pin<Box<dyn Future<Output = _> + Send + '_>> =
             Box::pin(crate::model::caller::serving(self.caller.as_ref(), answer));
@@ -72,12 +97,12 @@ where
         if done.is_err()
             && let Some(question) = self.caller.as_ref().and_then(|caller| caller.take_pause())
         {
-            return Err(RunError::Paused(question));
+            return Err(Pause(question).into());
         }
-        metrics::model_request(self.model.name(), sent, listener.first_piece(), &done);
-        if let Some(first) = listener.first_piece() {
+        metrics::model_request(model.name(), sent, listener.first_piece(), &done);
+        let first_piece = listener.first_piece();
+        if let Some(first) = first_piece {
             spans::first_piece(&span, first);
-            let _ = self.first_token.set(first);
         }
         let mut done = done.map_err(|error| {
             tracing::warn!(target: "ladoga", parent: &span, ?error, "the model request failed");
@@ -86,9 +111,17 @@ where
         // Arguments past the bound: never run, never sent again.
         arguments::leave_out(&mut done, self.settings.limits.max_arguments);
         let by = by.map_or(AnsweredBy::Own, AnsweredBy::Named);
-        spans::answered(&span, &done, self.named(&by));
+        let name = match &by {
+            AnsweredBy::Own => model.name(),
+            AnsweredBy::Named(name) => name,
+        };
+        spans::answered(&span, &done, name);
         usage.add(done.usage);
-        Ok((done, by))
+        Ok(Answer {
+            done,
+            by,
+            first_piece,
+        })
     }
 
     /// The name of the model that answered, for an outcome.
@@ -98,12 +131,11 @@ where
             AnsweredBy::Named(name) => name,
         }
     }
+}
 
-    /// The name of the model that answered.
-    fn named<'n>(&'n self, by: &'n AnsweredBy) -> &'n str {
-        match by {
-            AnsweredBy::Own => self.model.name(),
-            AnsweredBy::Named(name) => name,
-        }
+/// The run's error at its deadline.
+fn deadline_passed(settings: &Settings) -> RunError {
+    RunError::Deadline {
+        timeout: settings.limits.timeout.unwrap_or_default(),
     }
 }

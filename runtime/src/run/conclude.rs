@@ -4,8 +4,9 @@ use svir::{Completion, Message, Request, ToolChoice, Toolbox};
 
 use crate::error::RunError;
 use crate::limits::{OnLimit, partial};
-use crate::model::{AnsweredBy, CompletionModel};
-use crate::outcome::{Outcome, Stop, TokenUsage};
+use crate::model::CompletionModel;
+use crate::outcome::{Outcome, Stop};
+use crate::run::pause::Halt;
 use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration};
 
@@ -19,13 +20,10 @@ where
         match ended {
             Ended::Answered(done, stop) => {
                 self.leave(&run.request, Some(&done)); // sessions
-                let outcome =
-                    self.finished(done, run.answered_by, run.turns, run.usage.get(), stop);
-                Ok(outcome.approved(run.approvals).inquired(run.inquiries))
+                Ok(self.finished(done, run, stop))
             }
             // Boxed: only a run at a bound asks once more, and every run would carry its future.
             Ended::Limit(stop) => Box::pin(self.at_limit(stop, run)).await,
-            Ended::Paused(error) => Err(RunError::Paused(error)),
         }
     }
 
@@ -42,20 +40,21 @@ where
                 let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
                 let request = std::mem::replace(&mut run.request, Request::new(""));
                 let request = request.tool_choice(ToolChoice::None);
-                let (done, by) = match self.ask_by(deadline, &request, &run.usage).await {
+                let answer = match self.ask_by(deadline, &request, &run.usage).await {
+                    Ok(answer) => answer,
+                    Err(Halt::Failed(error)) => return Err(error),
                     // The caller's model answers in the next round: this request is asked again.
-                    Err(RunError::Paused(question)) => {
+                    Err(halt) => {
                         run.request = request;
                         let stop = stop.name().to_owned();
                         run.finishing = Some(Finishing::Limit { stop });
-                        self.pause(&run).await?;
-                        return Err(RunError::Paused(question));
+                        run.kept = false;
+                        return Err(self.halted(halt, &run).await);
                     }
-                    asked => asked?,
                 };
-                self.leave(&request, Some(&done)); // sessions
-                let outcome = self.finished(done, Some(by), run.turns + 1, run.usage.get(), stop);
-                Ok(outcome.approved(run.approvals).inquired(run.inquiries))
+                self.leave(&request, Some(&answer.done)); // sessions
+                let done = run.heard(answer);
+                Ok(self.finished(done, run, stop))
             }
             OnLimit::Partial => Ok(Outcome {
                 session: self.leave(&run.request, None),
@@ -66,11 +65,11 @@ where
                 finish: svir::FinishReason::ToolCalls,
                 partial: true,
                 model: run.answered_by.map(|by| self.name_of(by)),
-                first_token: self.first_token.get().copied(),
+                first_token: run.first_token,
                 approvals: run.approvals,
                 inquiries: run.inquiries,
-                unknown: self.unknown_calls(),
-                compacted: self.window.so_far(),
+                unknown: run.unknown,
+                compacted: run.window.so_far(),
             }),
         }
     }
@@ -109,30 +108,23 @@ where
         }
     }
 
-    /// The outcome of a run that ended with `done`, answered by `model`.
-    pub(crate) fn finished(
-        &self,
-        done: Completion,
-        model: Option<AnsweredBy>,
-        turns: usize,
-        usage: TokenUsage,
-        stop: Stop,
-    ) -> Outcome {
-        tracing::debug!(target: "ladoga", turns, ?stop, "the model answered");
+    /// The outcome of `run`, ended with `done`.
+    pub(crate) fn finished(&self, done: Completion, run: Run, stop: Stop) -> Outcome {
+        tracing::debug!(target: "ladoga", turns = run.turns, ?stop, "the model answered");
         tracing::debug!(target: "ladoga", answer = %done.text, "the answer");
         Outcome {
             text: done.text,
-            turns,
-            usage,
+            turns: run.turns,
+            usage: run.usage.get(),
             stop,
             finish: done.finish,
             partial: false,
-            model: model.map(|by| self.name_of(by)),
-            first_token: self.first_token.get().copied(),
-            approvals: Vec::new(),
-            inquiries: Vec::new(),
-            unknown: self.unknown_calls(),
-            compacted: self.window.so_far(),
+            model: run.answered_by.map(|by| self.name_of(by)),
+            first_token: run.first_token,
+            approvals: run.approvals,
+            inquiries: run.inquiries,
+            unknown: run.unknown,
+            compacted: run.window.so_far(),
             session: self.session.and_then(|lease| lease.id().map(str::to_owned)),
         }
     }

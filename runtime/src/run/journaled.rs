@@ -12,7 +12,6 @@ use crate::run::Orchestration;
 pub(super) type Answer = (Result<Completion, svir::Error>, Option<String>);
 
 /// What a call cut by a crash, on a tool that may not run twice, answers the model.
-#[cfg(feature = "restate")]
 const OUTCOME_UNKNOWN: &str = "the outcome of this call is unknown: the run was cut while it \
                                was being made, and it is not made again. Check before you \
                                call it again.";
@@ -136,33 +135,18 @@ where
         false
     }
 
-    /// The result of `call`, a call of a turn an earlier attempt was cut in, to a tool that may
-    /// not run twice: none when it may run.
-    pub(super) fn unknown_outcome(&self, cut: bool, call: &svir::ToolCall) -> Option<ToolResult> {
+    /// Whether `call`, a call of a turn an earlier attempt was `cut` in, is to a tool that may
+    /// not run twice: then it is not made again, and answers [`unknown_outcome`].
+    pub(super) fn not_again(&self, cut: bool, call: &svir::ToolCall) -> bool {
         #[cfg(feature = "restate")]
         if let Some(journal) = self.journal
             && cut
             && !journal.is_retry_safe(&call.name)
         {
-            tracing::warn!(target: "ladoga", tool = %call.name, "a call cut by a crash is not made again");
-            if let Ok(mut unknown) = self.unknown.lock() {
-                unknown.push(crate::outcome::UnknownCall {
-                    tool: call.name.clone(),
-                    arguments: call.arguments.clone(),
-                });
-            }
-            return Some(ToolResult::error(&call.id, OUTCOME_UNKNOWN));
+            return true;
         }
         let _ = (cut, call);
-        None
-    }
-
-    /// The calls a crash cut, not made again, so far.
-    pub(super) fn unknown_calls(&self) -> Vec<crate::outcome::UnknownCall> {
-        self.unknown
-            .lock()
-            .map(|unknown| unknown.clone())
-            .unwrap_or_default()
+        false
     }
 
     /// A turn's `results`, recorded as one step of the run's journal.
@@ -191,4 +175,9 @@ fn failure((kind, status): (svir::ErrorKind, Option<u16>)) -> svir::Error {
         Some(status) => svir::Error::new(kind).with_status(status),
         None => svir::Error::new(kind),
     }
+}
+
+/// The result of `call`, cut by a crash and not made again.
+pub(super) fn unknown_outcome(call: &svir::ToolCall) -> ToolResult {
+    ToolResult::error(&call.id, OUTCOME_UNKNOWN)
 }

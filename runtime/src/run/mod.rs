@@ -8,7 +8,9 @@
 //! - `state.rs`: where a run is, how it starts, pauses and resumes;
 //! - `gate.rs`: the approvals, asked about a turn's calls before any runs, and the model's
 //!   `ask_caller` questions, asked in the same round;
-//! - `ask.rs`: one model request;
+//! - `ask.rs`: one model request, the only way the run asks a model anything;
+//! - `pause.rs`: a pause, handed up as a value and made the run's error in one place;
+//! - `compact.rs`: compaction (`context`), before a request past the bound;
 //! - `conclude.rs`: the outcome, and the policy at a bound;
 //! - `typed.rs`: a typed answer (`output = T`);
 //! - `drain.rs`: the server's shutdown;
@@ -16,11 +18,13 @@
 //! - `journaled.rs`: a durable run's steps, recorded in its journal (`restate` feature).
 
 mod ask;
+mod compact;
 mod conclude;
 mod drain;
 mod gate;
 mod journaled;
 mod orchestration;
+mod pause;
 mod search;
 mod settings;
 mod state;

@@ -1,6 +1,6 @@
 //! The loop's builder: what a run is over, its settings, and its entry point.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use neva::types::ProgressToken;
@@ -17,7 +17,7 @@ use crate::outcome::{Outcome, Stop};
 use crate::run::{Drain, Gate, Settings};
 use crate::session::Lease;
 use crate::store::Keeper;
-use crate::toolbox::{ToolIndex, ToolPattern};
+use crate::toolbox::ToolPattern;
 use crate::usage::SharedUsage;
 
 /// One run of the loop over any [`Toolbox`] and any [`CompletionModel`], without the macro.
@@ -56,10 +56,6 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     pub(crate) settings: Settings,
     /// Nested this deep, at the depth bound: no call could be made, so no tool is offered.
     pub(super) at_depth_bound: Option<usize>,
-    /// How long the run's first model request took to its first piece.
-    pub(super) first_token: OnceLock<Duration>,
-    /// The calls a crash cut, not made again (durable runs).
-    pub(super) unknown: std::sync::Mutex<Vec<crate::outcome::UnknownCall>>,
     /// Which calls need a person's approval, and who is asked.
     pub(super) gate: Gate<'a>,
     /// Keeps the run while its caller answers, and gives back a paused one.
@@ -68,12 +64,8 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     pub(super) drain: Option<Drain>,
     /// The MCP task this run is, told how it goes.
     pub(super) task: Option<Arc<TaskLine>>,
-    /// The deferred tools' index, made at the run's first search.
-    pub(super) index: OnceLock<Box<ToolIndex>>,
     /// The session the run goes on with, and leaves its conversation to.
     pub(super) session: Option<&'a Lease>,
-    /// What the run knows of its conversation's size, and what its compactions did.
-    pub(crate) window: crate::context::Window,
     /// The journal a durable run records its steps in.
     #[cfg(feature = "restate")]
     pub(super) journal: Option<&'a crate::durable::Journal<'a>>,
@@ -86,9 +78,6 @@ pub(crate) enum Ended {
     /// With an answer: [`Stop::Answered`], or [`Stop::Depth`] for a run offered no tool.
     Answered(Completion, Stop),
     Limit(Stop),
-    /// With a question to the caller, answered in a later round of the tool call: the error
-    /// the handler returns for that.
-    Paused(neva::error::Error),
 }
 
 impl<'a, M, T> Orchestration<'a, M, T>
@@ -103,15 +92,11 @@ where
             tools,
             settings: Settings::default(),
             at_depth_bound: None,
-            first_token: OnceLock::new(),
-            unknown: std::sync::Mutex::default(),
             gate: Gate::none(),
             keeper: None,
             drain: None,
             task: None,
-            index: OnceLock::new(),
             session: None,
-            window: crate::context::Window::default(),
             #[cfg(feature = "restate")]
             journal: None,
             caller: None,

@@ -130,7 +130,7 @@ where
             .iter()
             .filter(|call| self.searches(call) && !is_refused(call))
         {
-            let index = self.index.get_or_init(|| {
+            let index = run.index.get_or_insert_with(|| {
                 let deferred = self.tools.tools().into_iter();
                 Box::new(ToolIndex::new(
                     deferred.filter(|tool| defer.defers(&tool.name)).collect(),

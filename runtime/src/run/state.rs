@@ -9,14 +9,17 @@ use svir::{Completion, Request, ToolResult, Toolbox};
 
 use crate::approval::{self, Approval, Inquired};
 use crate::brief::IntoBrief;
-use crate::context::Compacted;
+use crate::context::{Compacted, Counted, Window};
 use crate::error::RunError;
 use crate::limits::repeats::Repeats;
 use crate::model::{AnsweredBy, CompletionModel};
 use crate::observe::Progress;
+use crate::outcome::UnknownCall;
 use crate::run::Orchestration;
+use crate::run::ask::Answer;
 use crate::session::Lease;
 use crate::store::{self, Keeper, Ran};
+use crate::toolbox::ToolIndex;
 use crate::usage::SharedUsage;
 
 /// Where a run is. A paused run is this, serialized: the fields marked `skip` are the live
@@ -68,6 +71,19 @@ pub(crate) struct Run {
     /// the next round: asked again, not the turns, when the run goes on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) finishing: Option<Finishing>,
+    /// How long the run's first model request took to its first piece.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) first_token: Option<Duration>,
+    /// The calls a crash cut, not made again (durable runs, which never pause in a store).
+    #[serde(skip)]
+    pub(crate) unknown: Vec<UnknownCall>,
+    /// What the run knows of its conversation's size, and what its compactions did: kept as
+    /// `compacted` beside a paused run ([`Paused`]).
+    #[serde(skip)]
+    pub(crate) window: Window,
+    /// The deferred tools' index, made at the run's first search.
+    #[serde(skip)]
+    pub(crate) index: Option<Box<ToolIndex>>,
 }
 
 /// A request after a run's turns, which a run may pause in (the caller's model).
@@ -101,6 +117,26 @@ struct Paused<R> {
 }
 
 impl Run {
+    /// `answer`, the model's to the run's request, counted as a turn: who gave it, how soon,
+    /// and the provider's count of the conversation it ends.
+    pub(crate) fn heard(&mut self, answer: Answer) -> Completion {
+        let Answer {
+            done,
+            by,
+            first_piece,
+        } = answer;
+        self.first_token = self.first_token.or(first_piece);
+        if let Some(usage) = done.usage {
+            self.window.count(Counted {
+                tokens: usage.input + usage.output,
+                messages: self.request.messages.len() + 1,
+            });
+        }
+        self.answered_by = Some(by);
+        self.turns += 1;
+        done
+    }
+
     /// The turn's answer `done` and its `results`, added to the conversation. No await: a
     /// deadline never finds the request taken.
     pub(crate) fn answered(&mut self, done: Completion, results: Vec<ToolResult>) {
@@ -155,6 +191,10 @@ where
             kept: false,
             history: history_len,
             finishing: None,
+            first_token: None,
+            unknown: Vec::new(),
+            window: Window::default(),
+            index: None,
         })
     }
 
@@ -165,10 +205,10 @@ where
         })?;
         let (input, output) = paused.usage;
         usage.add(Some(svir::Usage::new(input, output)));
-        self.window.restore(paused.compacted);
         Ok(Run {
             id: self.run_id(),
             usage,
+            window: Window::restored(paused.compacted),
             progress: self.reporting(),
             deadline: self.deadline_after(paused.spent.unwrap_or_default()),
             ..paused.run
@@ -189,7 +229,7 @@ where
             run,
             usage: (usage.input, usage.output),
             spent,
-            compacted: self.window.so_far(),
+            compacted: run.window.so_far(),
         };
         let bytes = serde_json::to_vec(&paused)
             .map_err(|error| RunError::Store(format!("the run could not be written: {error}")))?;

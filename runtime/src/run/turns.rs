@@ -12,7 +12,9 @@ use crate::error::RunError;
 use crate::limits::{arguments, result};
 use crate::model::CompletionModel;
 use crate::observe::{metrics, spans};
-use crate::outcome::Stop;
+use crate::outcome::{Stop, UnknownCall};
+use crate::run::journaled::unknown_outcome;
+use crate::run::pause::{Halt, Pause};
 use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration, Screen};
 use crate::schema::{SchemaProfile, absent_nulls};
@@ -59,23 +61,14 @@ where
             tracing::warn!(target: "ladoga", run = %run.id, ?ran, "the server stopped the run as it shut down");
             return Err(RunError::Stopped { ran });
         };
-        let ended = match ended {
-            // The caller's model asked in compacting, or at the depth bound: the same request
-            // is made again when the run goes on, and finds the caller's answer.
-            Err(RunError::Paused(question)) => Ended::Paused(question),
-            ended => ended?,
-        };
-        if let Ended::Paused(question) = ended {
-            if !run.kept {
-                self.pause(&run).await?; // rounds: kept until the caller answers
-            }
-            return Err(RunError::Paused(question));
+        match ended {
+            Ok(ended) => Ok((ended, run)),
+            Err(halt) => Err(self.halted(halt, &run).await),
         }
-        Ok((ended, run))
     }
 
     /// The turns, until an answer or a bound.
-    async fn turns(&self, run: &mut Run) -> Result<Ended, RunError> {
+    async fn turns(&self, run: &mut Run) -> Result<Ended, Halt> {
         // The caller's model: a run paused after its turns asks that request again.
         match &run.finishing {
             Some(Finishing::Limit { stop }) => {
@@ -104,11 +97,7 @@ where
                         return Ok(Ended::Limit(Stop::Budget)); // budget
                     }
                     self.compact(run).await?; // context
-                    let done = match self.ask_turn(run).await {
-                        // The caller's model: its sample comes with the next round.
-                        Err(RunError::Paused(question)) => return Ok(Ended::Paused(question)),
-                        done => done?, // the model request
-                    };
+                    let done = self.ask_turn(run).await?; // the model request
                     if done.calls.is_empty() {
                         run.progress.answered(run.turns).await;
                         return Ok(Ended::Answered(done, Stop::Answered));
@@ -137,7 +126,7 @@ where
                 }
                 Screen::Later(question) => {
                     run.pending = Some(done);
-                    return Ok(Ended::Paused(question));
+                    return Err(Pause(question).into()); // rounds
                 }
             };
             refused.extend(arguments::refusals(&done.calls, limits.max_arguments)); // arguments
@@ -173,14 +162,22 @@ where
                 turn,
             }));
         }
+        let cut = self.cut_before().await; // durable
+        let unknown = to_run.clone().filter(|call| self.not_again(cut, call));
+        run.unknown.extend(unknown.map(|call| {
+            tracing::warn!(target: "ladoga", tool = %call.name, "a call cut by a crash is not made again");
+            UnknownCall {
+                tool: call.name.clone(),
+                arguments: call.arguments.clone(),
+            }
+        }));
         // Each call on its own, all at once, so each reports when it is answered.
         let (progress, offered) = (&run.progress, &run.request.tools);
         let strict = self.model.schema_profile() == SchemaProfile::OpenAiStrict;
-        let cut = self.cut_before().await; // durable
         let ran = join_all(to_run.map(|call| {
             async move {
-                if let Some(unknown) = self.unknown_outcome(cut, call) {
-                    return unknown; // durable
+                if self.not_again(cut, call) {
+                    return unknown_outcome(call); // durable
                 }
                 // The nulls strict mode made the model send, as the tool's schema has them.
                 let given = strict

@@ -11,6 +11,7 @@ use crate::brief::IntoBrief;
 use crate::error::RunError;
 use crate::model::CompletionModel;
 use crate::outcome::Outcome;
+use crate::run::pause::Halt;
 use crate::run::state::Finishing;
 use crate::run::{Ended, Orchestration};
 use crate::usage::SharedUsage;
@@ -88,9 +89,7 @@ where
             let error = match serde_json::from_str(&done.text) {
                 Ok(value) => {
                     self.leave(&run.request, Some(&done)); // sessions
-                    let outcome =
-                        self.finished(done, run.answered_by, run.turns, run.usage.get(), stop);
-                    return Ok((value, outcome.approved(run.approvals)));
+                    return Ok((value, self.finished(done, run, stop)));
                 }
                 Err(error) if requests > self.settings.limits.retries => {
                     return Err(RunError::Output {
@@ -119,18 +118,16 @@ where
                 .user(ask)
                 .response_format(schema.clone())
                 .tool_choice(ToolChoice::None);
-            let by;
-            (done, by) = match self.ask_by(run.deadline, &run.request, &run.usage).await {
+            done = match self.ask_by(run.deadline, &run.request, &run.usage).await {
+                Ok(answer) => run.heard(answer),
+                Err(Halt::Failed(error)) => return Err(error),
                 // The caller's model answers in the next round: this request is asked again.
-                Err(RunError::Paused(question)) => {
+                Err(halt) => {
                     run.finishing = Some(Finishing::Typed { requests });
-                    self.pause(&run).await?;
-                    return Err(RunError::Paused(question));
+                    run.kept = false;
+                    return Err(self.halted(halt, &run).await);
                 }
-                asked => asked?,
             };
-            run.answered_by = Some(by);
-            run.turns += 1;
         }
     }
 }

@@ -2,17 +2,16 @@
 //! compacted to half of it, in tiers; a request its provider refuses for its length is
 //! compacted and sent once more.
 
-use svir::{Completion, Message, Request, Role, Toolbox};
-use tracing::{Instrument, Span};
+use svir::{Message, Role, Toolbox};
+use tracing::Span;
 
-use crate::context::compacted::Compacted;
-use crate::context::size::{self, Counted};
-use crate::context::{clear, refusal, summary};
+use crate::context::{Compacted, clear, refusal, size, summary};
 use crate::error::RunError;
-use crate::model::{AnsweredBy, CompletionModel};
+use crate::model::CompletionModel;
 use crate::observe::spans;
+use crate::run::ask::{Answer, Purpose};
+use crate::run::pause::Halt;
 use crate::run::{Orchestration, Run};
-use crate::usage::SharedUsage;
 
 /// The least and the most a summary may be, in tokens: a quarter of what the conversation is
 /// compacted to, within these.
@@ -26,30 +25,16 @@ where
     /// Compacts `run`'s conversation before its next request, when it is past the bound
     /// ([`Self::context`]): to half of it, so that the requests until the next compaction
     /// only add to what this one sends. Nothing without a bound.
-    pub(crate) async fn compact(&self, run: &mut Run) -> Result<(), RunError> {
+    pub(crate) async fn compact(&self, run: &mut Run) -> Result<(), Halt> {
         let Some(bound) = self.settings.context else {
             return Ok(());
         };
-        let size = size::tokens(&run.request, self.window.counted());
+        let size = size::tokens(&run.request, run.window.counted());
         if size <= bound.get() {
             return Ok(());
         }
         // Boxed: only a run that compacts carries the summary request's future.
         Box::pin(self.compact_to(run, size, bound.get() / 2)).await
-    }
-
-    /// Notes the provider's count of the request `run` sent, and of its answer `done`: the
-    /// size of the conversation once the answer is added, without estimating.
-    pub(crate) fn counted(&self, run: &Run, done: &Completion) {
-        if self.settings.context.is_none() {
-            return;
-        }
-        if let Some(usage) = done.usage {
-            self.window.count(Counted {
-                tokens: usage.input + usage.output,
-                messages: run.request.messages.len() + 1,
-            });
-        }
     }
 
     /// The answer to `run`'s request once more, after its provider refused it with `refused`:
@@ -60,28 +45,29 @@ where
         &self,
         run: &mut Run,
         refused: RunError,
-    ) -> Result<(Completion, AnsweredBy), RunError> {
+    ) -> Result<Answer, Halt> {
         let Some(bound) = self.settings.context.filter(|_| for_length(&refused)) else {
-            return Err(refused);
+            return Err(refused.into());
         };
-        let size = size::tokens(&run.request, self.window.counted());
+        let size = size::tokens(&run.request, run.window.counted());
         tracing::info!(
             target: "ladoga",
             tokens = size,
             "the model refused the request for its length: compacting it, and asking once more"
         );
         Box::pin(self.compact_to(run, size, (bound.get() / 2).min(size / 2))).await?;
-        match self.ask(&run.request, &run.usage).await {
-            Err(error) if for_length(&error) => Err(RunError::TooLong {
+        match (self.ask(self.model, &run.request, &run.usage, Purpose::Turn)).await {
+            Err(Halt::Failed(error)) if for_length(&error) => Err(RunError::TooLong {
                 tokens: size::estimate(&run.request),
-            }),
+            }
+            .into()),
             asked => asked,
         }
     }
 
     /// Compacts `run`'s conversation, counted as `size` tokens, to `goal`: the oldest tool
     /// results cleared first, then, if that is not enough, the oldest turns summarised.
-    async fn compact_to(&self, run: &mut Run, size: u64, goal: u64) -> Result<(), RunError> {
+    async fn compact_to(&self, run: &mut Run, size: u64, goal: u64) -> Result<(), Halt> {
         let before = size::estimate(&run.request);
         // The goal in the estimate's units: the provider may count more tokens, or fewer.
         let goal = (u128::from(goal) * u128::from(before) / u128::from(size.max(1))) as u64;
@@ -125,7 +111,7 @@ where
             return Ok(());
         }
         compaction.removed = before.saturating_sub(after);
-        let total = self.window.compacted(compaction);
+        let total = run.window.compacted(compaction);
         spans::compacted(&Span::current(), &total);
         tracing::info!(
             target: "ladoga",
@@ -144,7 +130,7 @@ where
 
     /// Replaces the oldest turns after the brief by their summary, keeping the newest that fit
     /// in `goal` beside it; how many messages it replaced.
-    async fn summarise(&self, run: &mut Run, goal: u64) -> Result<usize, RunError> {
+    async fn summarise(&self, run: &mut Run, goal: u64) -> Result<usize, Halt> {
         let messages = &run.request.messages;
         let opened = run.opened.min(messages.len());
         let most = (goal / 4).clamp(SUMMARY_TOKENS.0, SUMMARY_TOKENS.1);
@@ -155,7 +141,7 @@ where
         };
         let task = summary::task(&messages[run.history.min(opened)..opened]);
         let turns = summary::transcript(&messages[opened..cut]);
-        let summary = self.summary(&task, &turns, most, &run.usage).await?;
+        let summary = self.summary(run, &task, &turns, most).await?;
         run.request.messages.splice(opened..cut, [summary]);
         Ok(cut - opened)
     }
@@ -163,7 +149,7 @@ where
     /// Sessions: replaces the earlier calls' conversation, before this call's brief, by its
     /// summary; how many messages it replaced. Nothing when it holds no turn (none, or only a
     /// summary).
-    async fn summarise_history(&self, run: &mut Run, goal: u64) -> Result<usize, RunError> {
+    async fn summarise_history(&self, run: &mut Run, goal: u64) -> Result<usize, Halt> {
         let messages = &run.request.messages;
         let (history, opened) = (run.history.min(run.opened), run.opened.min(messages.len()));
         let earlier = &messages[..history];
@@ -176,7 +162,7 @@ where
         let most = (goal / 4).clamp(SUMMARY_TOKENS.0, SUMMARY_TOKENS.1);
         let task = summary::task(&messages[history..opened]);
         let turns = summary::transcript(earlier);
-        let summary = self.summary(&task, &turns, most, &run.usage).await?;
+        let summary = self.summary(run, &task, &turns, most).await?;
         run.request.messages.splice(..history, [summary]);
         run.opened -= history - 1;
         run.history = 1;
@@ -184,48 +170,40 @@ where
     }
 
     /// The summary of `turns` of the work on `task`, at most `most` tokens, written by the
-    /// compact model if there is one, else the run's own; its tokens counted in `usage`.
+    /// compact model if there is one, else the run's own, through the one model request
+    /// ([`Self::ask`]); its tokens counted in the run's usage.
     async fn summary(
         &self,
+        run: &Run,
         task: &str,
         turns: &str,
         most: u64,
-        usage: &SharedUsage,
-    ) -> Result<Message, RunError> {
-        let text = match &self.settings.compact_model {
+    ) -> Result<Message, Halt> {
+        let answer = match &self.settings.compact_model {
             Some(model) => {
                 let model = model.model();
                 let request = summary::request(model.name(), task, turns, most);
-                written(model, &request, usage).await?
+                self.ask(model, &request, &run.usage, Purpose::Summary)
+                    .await
             }
             None => {
                 let request = summary::request(self.model.name(), task, turns, most);
-                written(self.model, &request, usage).await?
+                self.ask(self.model, &request, &run.usage, Purpose::Summary)
+                    .await
             }
         };
-        Ok(summary::message(&text))
+        let answer = answer.inspect_err(|halt| {
+            if let Halt::Failed(error) = halt {
+                tracing::warn!(target: "ladoga", ?error, "the summary request failed");
+            }
+        })?;
+        Ok(summary::message(&answer.done.text))
     }
 }
 
 /// Whether the provider refused the request for its length.
 fn for_length(error: &RunError) -> bool {
     matches!(error, RunError::Model(error) if refusal::for_length(error))
-}
-
-/// The text `model` answers `request` with, in a `chat` span, its usage counted.
-async fn written<S: CompletionModel + ?Sized>(
-    model: &S,
-    request: &Request,
-    usage: &SharedUsage,
-) -> Result<String, RunError> {
-    let span = spans::chat(model.name());
-    let done = (model.complete(request).instrument(span.clone()).await).map_err(|error| {
-        tracing::warn!(target: "ladoga", parent: &span, ?error, "the summary request failed");
-        RunError::Model(error)
-    })?;
-    spans::answered(&span, &done, model.name());
-    usage.add(done.usage);
-    Ok(done.text)
 }
 
 #[cfg(test)]
