@@ -3,14 +3,26 @@
 
 Reads the raw results scripts/bench wrote (the folder is the first argument) and criterion's
 estimates under target/criterion/. Replaces what lies between the `<!-- results:start -->` and
-`<!-- results:end -->` markers of docs/benchmarks.md; the prose around them is kept. Standard
-library only.
+`<!-- results:end -->` markers of docs/benchmarks.md; the prose around them, and the sections
+kept by hand after them, are kept. Draws the plot with matplotlib, pinned in
+scripts/bench-report.requirements.txt, which scripts/bench installs into .bench/plot/:
+
+    .bench/plot/bin/python scripts/bench-report.py target/bench-results
 """
 
 import json
 import statistics
 import sys
 from pathlib import Path
+
+try:
+    import matplotlib
+except ImportError:
+    sys.exit("bench-report: matplotlib is missing; scripts/bench installs it into .bench/plot/, "
+             "then run .bench/plot/bin/python scripts/bench-report.py")
+
+matplotlib.use("svg")
+from matplotlib import pyplot, ticker  # noqa: E402 (after the backend is chosen)
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -297,81 +309,66 @@ def machine(folder, out):
         out.append("Machine not recorded.")
 
 
-def svg(curves, wire_data):
-    """Two panels: the cost of each turn of a long conversation, and orchestrations per second."""
-    width, height = 960, 380
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
-             f'<rect width="{width}" height="{height}" fill="white"/>']
+COLORS = {"loop_ladoga": "#1f77b4", "loop_byhand": "#ff7f0e"}
+CONCURRENCY = [("concurrency 1", "#9ecae1"), ("concurrency 64", "#3182bd")]
 
-    def frame(x0, y0, w, h, title, xlabel, ylabel, ymax, ticks):
-        parts.append(f'<text x="{x0 + w / 2}" y="{y0 - 12}" text-anchor="middle" '
-                     f'font-size="14" font-weight="bold">{title}</text>')
-        parts.append(f'<line x1="{x0}" y1="{y0 + h}" x2="{x0 + w}" y2="{y0 + h}" stroke="black"/>')
-        parts.append(f'<line x1="{x0}" y1="{y0}" x2="{x0}" y2="{y0 + h}" stroke="black"/>')
-        for i in range(ticks + 1):
-            value = ymax * i / ticks
-            y = y0 + h - h * i / ticks
-            parts.append(f'<line x1="{x0 - 4}" y1="{y}" x2="{x0 + w}" y2="{y}" stroke="#ddd"/>')
-            parts.append(f'<text x="{x0 - 6}" y="{y + 4}" text-anchor="end">{value:,.0f}</text>')
-        parts.append(f'<text x="{x0 + w / 2}" y="{y0 + h + 34}" text-anchor="middle">{xlabel}</text>')
-        parts.append(f'<text transform="translate({x0 - 52},{y0 + h / 2}) rotate(-90)" '
-                     f'text-anchor="middle">{ylabel}</text>')
 
-    colors = {"loop_ladoga": "#1f77b4", "loop_byhand": "#ff7f0e"}
-    if curves:
-        x0, y0, w, h = 80, 40, 360, 280
-        ymax = max(point["median_ns"] for curve in curves.values() for point in curve) / 1000
-        ymax = max(1, (int(ymax / 10) + 1) * 10)
-        frame(x0, y0, w, h, "5. Cost of each turn of one conversation", "turn",
-              "µs per turn (median)", ymax, 5)
-        turns = len(curves["loop_ladoga"])
-        for name, curve in curves.items():
-            points = " ".join(
-                f"{x0 + w * (p['turn'] - 1) / max(1, turns - 1):.1f},"
-                f"{y0 + h - h * (p['median_ns'] / 1000) / ymax:.1f}" for p in curve)
-            parts.append(f'<polyline points="{points}" fill="none" stroke="{colors[name]}" '
-                         f'stroke-width="2"/>')
-        for i in range(0, turns + 1, 10):
-            x = x0 + w * max(0, i - 1) / max(1, turns - 1)
-            parts.append(f'<text x="{x}" y="{y0 + h + 16}" text-anchor="middle">{max(1, i)}</text>')
-        for i, (name, label) in enumerate([("loop_ladoga", "Ladoga"), ("loop_byhand", "by hand")]):
-            parts.append(f'<rect x="{x0 + 12}" y="{y0 + 8 + 18 * i}" width="14" height="4" '
-                         f'fill="{colors[name]}"/>')
-            parts.append(f'<text x="{x0 + 32}" y="{y0 + 14 + 18 * i}">{label}</text>')
+def turn_costs(axes, curves):
+    """The cost of each turn of one long conversation, Ladoga against the loop by hand."""
+    for name, label in [("loop_ladoga", "Ladoga"), ("loop_byhand", "by hand")]:
+        curve = curves[name]
+        axes.plot([point["turn"] for point in curve],
+                  [point["median_ns"] / 1000 for point in curve],
+                  color=COLORS[name], linewidth=2, label=label)
+    axes.set_title("5. Cost of each turn of one conversation", fontweight="bold")
+    axes.set_xlabel("turn")
+    axes.set_ylabel("µs per turn (median)")
+    axes.set_xlim(left=1)
+    axes.set_ylim(bottom=0)
+    axes.legend(loc="upper left", frameon=False)
 
-    if wire_data:
-        ours, rig, pydantic = wire_data
-        per = ours["requests_per_orchestration"]
-        bars = [("Ladoga", ours["ladoga"]["1"]["per_second"], ours["ladoga"]["64"]["per_second"])]
-        if rig:
-            bars.append(("rig", rig["per_second_1"], rig["per_second_64"]))
-        if pydantic:
-            bars.append(("PydanticAI", pydantic["per_second_1"], pydantic["per_second_64"]))
-        raw = ours["svir_raw_request"]
-        bars.append(("svir limit", raw["1"]["per_second"] / per, raw["64"]["per_second"] / per))
-        x0, y0, w, h = 580, 40, 340, 280
-        top = max(max(b[1], b[2]) for b in bars)
-        magnitude = 10 ** (len(str(int(top))) - 1)
-        ymax = (int(top / magnitude) + 1) * magnitude
-        frame(x0, y0, w, h, "2, 3. Orchestrations per second (HTTP)", "",
-              "orchestrations / s", ymax, 5)
-        slot = w / len(bars)
-        for i, (label, one, many) in enumerate(bars):
-            for j, (value, color) in enumerate([(one, "#9ecae1"), (many, "#3182bd")]):
-                bar_h = h * value / ymax
-                x = x0 + slot * i + slot * 0.15 + j * slot * 0.35
-                parts.append(f'<rect x="{x:.1f}" y="{y0 + h - bar_h:.1f}" width="{slot * 0.33:.1f}" '
-                             f'height="{bar_h:.1f}" fill="{color}"/>')
-            parts.append(f'<text x="{x0 + slot * (i + 0.5)}" y="{y0 + h + 16}" '
-                         f'text-anchor="middle">{label}</text>')
-        for j, (label, color) in enumerate([("concurrency 1", "#9ecae1"),
-                                            ("concurrency 64", "#3182bd")]):
-            parts.append(f'<rect x="{x0 + 12}" y="{y0 + 6 + 18 * j}" width="12" height="10" '
-                         f'fill="{color}"/>')
-            parts.append(f'<text x="{x0 + 30}" y="{y0 + 15 + 18 * j}">{label}</text>')
-    parts.append("</svg>")
-    PLOT.write_text("\n".join(parts) + "\n")
+
+def rates(axes, wire_data):
+    """Orchestrations per second over loopback HTTP, at concurrency 1 and 64, with the limit."""
+    ours, rig, pydantic = wire_data
+    per = ours["requests_per_orchestration"]
+    bars = [("Ladoga", ours["ladoga"]["1"]["per_second"], ours["ladoga"]["64"]["per_second"])]
+    if rig:
+        bars.append(("rig", rig["per_second_1"], rig["per_second_64"]))
+    if pydantic:
+        bars.append(("PydanticAI", pydantic["per_second_1"], pydantic["per_second_64"]))
+    raw = ours["svir_raw_request"]
+    bars.append(("svir limit", raw["1"]["per_second"] / per, raw["64"]["per_second"] / per))
+    width = 0.38
+    for j, (label, color) in enumerate(CONCURRENCY):
+        axes.bar([i + (j - 0.5) * width for i in range(len(bars))],
+                 [bar[1 + j] for bar in bars], width, color=color, label=label)
+    axes.set_xticks(range(len(bars)), [bar[0] for bar in bars])
+    axes.set_title("2, 3. Orchestrations per second (HTTP)", fontweight="bold")
+    axes.set_ylabel("orchestrations / s")
+    axes.yaxis.set_major_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
+    axes.legend(loc="upper left", frameon=False)
+
+
+def plot(curves, wire_data):
+    """Two panels, each drawn when its benchmark ran: the cost of each turn of a long
+    conversation, and orchestrations per second."""
+    panels = [(draw, data) for draw, data in [(turn_costs, curves), (rates, wire_data)] if data]
+    # The same figures always make the same file: no date, a fixed salt for the ids.
+    pyplot.rcParams.update({"svg.hashsalt": "ladoga", "svg.fonttype": "none",
+                            "font.family": "sans-serif", "font.size": 10})
+    figure, axes = pyplot.subplots(1, max(1, len(panels)), figsize=(10, 3.95), squeeze=False)
+    for (draw, data), ax in zip(panels, axes[0]):
+        draw(ax, data)
+        ax.grid(axis="y", color="#dddddd")
+        ax.set_axisbelow(True)
+        ax.spines[["top", "right"]].set_visible(False)
+    if not panels:
+        axes[0][0].axis("off")
+        axes[0][0].text(0.5, 0.5, "Not measured in this run.", ha="center", va="center")
+    figure.tight_layout()
+    figure.savefig(PLOT, format="svg", metadata={"Date": None})
+    pyplot.close(figure)
 
 
 def main():
@@ -401,7 +398,7 @@ def main():
     head, rest = doc.split(START, 1)
     _, tail = rest.split(END, 1)
     DOC.write_text(head + "\n".join(out) + tail)
-    svg(curves, wire_data)
+    plot(curves, wire_data)
     print(f"wrote {DOC.relative_to(ROOT)} and {PLOT.relative_to(ROOT)}")
 
 

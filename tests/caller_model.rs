@@ -151,17 +151,22 @@ async fn start_with_approving(
 ) -> (Server, neva::Client) {
     // Under MCP 2026-07-28 neva seals every sample of a call into the state of each later
     // round: 8 KiB by default, a few samples of a long run (see the `CallerModel` docs).
-    let mut app = App::new()
-        .add_singleton(ladoga::CallerModel::new())
-        .with_max_state_bytes(ladoga::CALLER_MODEL_STATE_BYTES);
+    let mut app = App::new().add_singleton(ladoga::CallerModel::new());
+    #[cfg(not(feature = "legacy-spec"))]
+    {
+        app = app.with_max_state_bytes(ladoga::CALLER_MODEL_STATE_BYTES);
+    }
     if let Some(own) = own {
         app =
             app.add_singleton(ladoga::Fallback::new([ladoga::CallerModel::new()]).or(own.model()));
     }
     let server = Server::start(app).await;
+    let mut client = common::client_for(server.addr);
     // Each model request is a round: more of them than neva's client allows by default (8).
-    let mut client =
-        common::client_for(server.addr).with_options(|opt| opt.with_max_mrtr_rounds(32));
+    #[cfg(not(feature = "legacy-spec"))]
+    {
+        client = client.with_options(|opt| opt.with_max_mrtr_rounds(32));
+    }
     if let Some(model) = model {
         common::sampling::answer_with(&mut client, model.model(), sampled);
     }

@@ -196,19 +196,8 @@ pub trait Restate {}
 #[cfg(feature = "restate")]
 impl Restate for () {}
 
-/// The tool of an orchestrator with `durable = true`, which the macro submits: a server with
-/// Restate starts its task-augmented calls there.
-#[derive(Debug)]
-pub struct DurableTool(pub &'static str);
-
-inventory::collect!(DurableTool);
-
+pub use crate::registry::{DurableTool, is_durable};
 pub use inventory;
-
-/// Whether `tool` is the tool of an orchestrator with `durable = true`.
-pub fn is_durable(tool: &str) -> bool {
-    inventory::iter::<DurableTool>().any(|durable| durable.0 == tool)
-}
 
 /// `orchestrator`, each call a durable run: [`Orchestrator::durable`]. Compiles only with the
 /// `restate` feature.

@@ -12,9 +12,11 @@ pub mod context;
 pub mod durable;
 mod error;
 pub mod limits;
+pub mod metrics;
 pub mod model;
 pub mod observe;
 mod outcome;
+mod registry;
 mod run;
 pub mod schema;
 pub mod session;
@@ -62,7 +64,6 @@ pub use crate::limits::DEFAULT_MAX_RESULT;
 #[doc(no_inline)]
 pub use crate::observe::TaskProgress;
 #[doc(no_inline)]
-pub use crate::observe::metrics;
 #[doc(no_inline)]
 pub use crate::observe::{DEFAULT_STREAM_INTERVAL, REPORT_KEY, STREAM_LOGGER};
 #[doc(no_inline)]

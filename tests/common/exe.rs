@@ -1,4 +1,4 @@
-//! The example binaries the tests start (`board`, `ask`), built as a user builds them.
+//! The example binaries the tests start (`board`, `ask`, `hello`), built as a user builds them.
 //!
 //! They belong to `ladoga-examples`, and cargo builds a package's binaries (and sets
 //! `CARGO_BIN_EXE_*`) only for that package's own tests. So the first call in a test binary

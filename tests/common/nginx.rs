@@ -1,6 +1,6 @@
-//! nginx in front of replicas, as the load harness runs it (`examples/load/balancer.rs`).
+//! nginx in front of replicas, as the load harness runs it (`workbench/load/balancer.rs`).
 
-#[path = "../../examples/load/balancer.rs"]
+#[path = "../../workbench/load/balancer.rs"]
 mod balancer;
 
 #[allow(unused_imports)] // used by the replica tests only

@@ -1,6 +1,6 @@
-//! restate-server for the durable tests, as the load harness runs it (`examples/load/restate.rs`).
+//! restate-server for the durable tests, as the load harness runs it (`workbench/load/restate.rs`).
 
-#[path = "../../examples/load/restate.rs"]
+#[path = "../../workbench/load/restate.rs"]
 mod server;
 
 #[allow(unused_imports)] // used by the durable tests only

@@ -25,6 +25,8 @@ pub(crate) use uri::{Piece, UriTemplate};
 pub(crate) use values::{Bound, SessionArg};
 
 mod patterns;
+#[cfg(test)]
+mod reference;
 mod table;
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,7 @@
 //! One row per argument: its name, how it is written, and how its value is taken. Adding an
-//! argument is a row here, the field it fills in `Args`, and its builder call in `expand`.
+//! argument is a row here, the field it fills in `Args`, its builder call in `expand`, and its
+//! row and section in the attribute's reference, `runtime/src/docs/orchestrator.md` (the tests
+//! of `reference` fail until it has them).
 
 use proc_macro2::Span;
 use syn::{Expr, Type};

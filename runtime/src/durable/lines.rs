@@ -93,6 +93,12 @@ enum Told {
 #[derive(Debug, Clone)]
 pub(crate) struct Lines(tokio::sync::mpsc::UnboundedSender<Told>);
 
+impl crate::observe::TaskSink for Lines {
+    fn say(&self, line: String, progress: f64, total: f64) {
+        Lines::say(self, line, progress, total);
+    }
+}
+
 impl Lines {
     /// The run's line now, which says `progress` of `total`.
     pub(crate) fn say(&self, line: String, progress: f64, total: f64) {

@@ -99,5 +99,4 @@ pub(crate) use self::approval::Approver;
 pub(crate) use self::door::DOOR;
 pub(crate) use self::entry::{Taken, journal as entered};
 pub use self::journal::Journal;
-pub(crate) use self::lines::Lines;
 pub use self::restate::Restate;

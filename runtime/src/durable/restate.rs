@@ -300,7 +300,7 @@ async fn remember(mut ctx: MwContext, next: Next) -> neva::types::Response {
         return next(ctx).await;
     };
     let tool = params["name"].as_str().unwrap_or_default();
-    if !crate::__private::is_durable(tool) {
+    if !crate::registry::is_durable(tool) {
         return next(ctx).await;
     }
     let mut call = Call {

@@ -86,9 +86,9 @@ pub(crate) async fn serving<T>(
 /// ```
 /// use neva::App;
 ///
-/// let app = App::new()
-///     .add_singleton(ladoga::CallerModel::new())
-///     .with_max_state_bytes(ladoga::CALLER_MODEL_STATE_BYTES);
+/// let app = App::new().add_singleton(ladoga::CallerModel::new());
+/// # #[cfg(not(feature = "legacy-spec"))]
+/// let app = app.with_max_state_bytes(ladoga::CALLER_MODEL_STATE_BYTES);
 /// # let _ = app;
 /// ```
 pub const CALLER_MODEL_STATE_BYTES: usize = 1 << 20;
@@ -216,6 +216,6 @@ fn unreachable(what: &'static str) -> svir::Error {
 #[cfg(not(feature = "legacy-spec"))]
 fn key_of(params: &neva::types::sampling::CreateMessageRequestParams) -> String {
     let text = serde_json::to_string(params).unwrap_or_default();
-    let digest = crate::session::principal::digest(&crate::toolbox::arguments::canonical(&text));
+    let digest = crate::toolbox::arguments::digest(&crate::toolbox::arguments::canonical(&text));
     format!("ladoga/sample/{}", &digest[..16])
 }

@@ -1,8 +1,11 @@
 #![doc = include_str!("../docs/observe.md")]
 
-pub mod metrics;
+/// The Prometheus metrics, a folder of their own below the store and the sessions that count
+/// in them: here too, where they were first.
+pub use crate::metrics;
 mod progress;
 mod report;
+mod sink;
 pub(crate) mod spans;
 mod stream;
 // The MCP task a run is: told its progress under 2026-07-28, a silent twin under `legacy-spec`.
@@ -17,6 +20,7 @@ pub(crate) use self::progress::Progress;
 pub(crate) use self::progress::notify;
 pub use self::report::REPORT_KEY;
 pub(crate) use self::report::{response, typed_response};
+pub(crate) use self::sink::TaskSink;
 pub(crate) use self::stream::Listener;
 pub use self::stream::{DEFAULT_STREAM_INTERVAL, STREAM_LOGGER};
 #[cfg(not(feature = "legacy-spec"))]

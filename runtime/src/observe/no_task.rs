@@ -1,26 +1,26 @@
 //! Under `legacy-spec` (MCP 2025-11-25 and older) Ladoga follows no task neva keeps: the twin of
 //! `task.rs` says nothing of one, so the loop and the builders need no `cfg` of their own. A
-//! durable run's task is Restate's, and its lines are told there.
+//! task kept elsewhere (a durable run's, by Restate) is told through its sink.
 
-/// What a run that is an MCP task says of itself: nothing, in this generation, but for a durable
-/// run's task, whose lines Restate keeps for its `tasks/get`.
+use super::TaskSink;
+
+/// What a run that is an MCP task says of itself: nothing, in this generation, but for a task
+/// kept elsewhere (a durable run's, whose lines Restate keeps for its `tasks/get`).
 #[derive(Debug)]
-pub(crate) struct TaskLine(#[cfg(feature = "restate")] crate::durable::Lines);
+#[cfg_attr(not(feature = "restate"), allow(dead_code))]
+pub(crate) struct TaskLine(Box<dyn TaskSink>);
 
 impl TaskLine {
-    /// The line of a durable run's task, told through `lines`.
-    #[cfg(feature = "restate")]
-    pub(crate) fn durable(lines: crate::durable::Lines) -> Self {
-        Self(lines)
+    /// The line of a task kept elsewhere, told through `sink`.
+    #[cfg_attr(not(feature = "restate"), allow(dead_code))]
+    pub(crate) fn elsewhere(sink: impl TaskSink + 'static) -> Self {
+        Self(Box::new(sink))
     }
 
-    /// The run's progress now, `line`, which says `progress` of `total`: told only by a
-    /// durable run's task.
+    /// The run's progress now, `line`, which says `progress` of `total`: told only by a task
+    /// kept elsewhere.
     pub(crate) fn say(&self, line: String, progress: f64, total: f64) {
-        #[cfg(feature = "restate")]
         self.0.say(line, progress, total);
-        #[cfg(not(feature = "restate"))]
-        let _ = (line, progress, total);
     }
 }
 

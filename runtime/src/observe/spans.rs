@@ -12,7 +12,7 @@ use tracing::field::Empty;
 
 use crate::context::Compacted;
 use crate::error::RunError;
-use crate::observe::metrics;
+use crate::metrics;
 use crate::outcome::{Outcome, TokenUsage};
 use crate::usage::SharedUsage;
 

@@ -10,6 +10,7 @@
 //! Every other `tasks/get` (a question waiting, a result, an error, a cancellation, a task of
 //! another tool) is neva's.
 
+use super::TaskSink;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -234,16 +235,16 @@ fn asked_task(ctx: &MwContext) -> Option<String> {
 pub(crate) enum TaskLine {
     /// A task neva keeps, followed by [`TaskProgress`].
     Kept { tasks: TaskProgress, id: String },
-    /// A durable run's task, kept by Restate (`restate` feature).
-    #[cfg(feature = "restate")]
-    Durable(crate::durable::Lines),
+    /// A task kept elsewhere (a durable run's, by Restate), told through its sink.
+    #[cfg_attr(not(feature = "restate"), allow(dead_code))]
+    Elsewhere(Box<dyn TaskSink>),
 }
 
 impl TaskLine {
-    /// The line of a durable run's task, told through `lines`.
-    #[cfg(feature = "restate")]
-    pub(crate) fn durable(lines: crate::durable::Lines) -> Self {
-        Self::Durable(lines)
+    /// The line of a task kept elsewhere, told through `sink`.
+    #[cfg_attr(not(feature = "restate"), allow(dead_code))]
+    pub(crate) fn elsewhere(sink: impl TaskSink + 'static) -> Self {
+        Self::Elsewhere(Box::new(sink))
     }
 
     /// The run's progress now: `line`, which says `progress` of `total`.
@@ -253,15 +254,11 @@ impl TaskLine {
                 followed.line = Some(line);
                 followed.task.last_updated_at = Utc::now();
             }),
-            #[cfg(feature = "restate")]
-            Self::Durable(lines) => lines.say(line, progress, total),
+            Self::Elsewhere(sink) => sink.say(line, progress, total),
         }
-        #[cfg(not(feature = "restate"))]
-        let _ = (progress, total);
     }
 
     /// The run waits for its caller's answer (`true`), or has it (`false`).
-    #[cfg_attr(not(feature = "restate"), allow(irrefutable_let_patterns))]
     pub(crate) fn asking(&self, asking: bool) {
         if let Self::Kept { tasks, id } = self {
             tasks.update(id, |followed| followed.asking = asking);
@@ -271,7 +268,6 @@ impl TaskLine {
 
 impl Drop for TaskLine {
     /// neva's answer from now on: the result, the error or the cancellation.
-    #[cfg_attr(not(feature = "restate"), allow(irrefutable_let_patterns))]
     fn drop(&mut self) {
         if let Self::Kept { tasks, id } = self {
             tasks.lock().remove(id.as_str());

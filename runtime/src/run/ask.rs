@@ -12,8 +12,9 @@ use tracing::Instrument;
 
 use crate::error::RunError;
 use crate::limits::arguments;
+use crate::metrics;
 use crate::model::{AnsweredBy, CompletionModel, answered_by};
-use crate::observe::{Listener, metrics, spans};
+use crate::observe::{Listener, spans};
 use crate::run::pause::{Halt, Pause};
 use crate::run::state::Run;
 use crate::run::{Orchestration, Settings};

@@ -8,7 +8,7 @@ use crate::approval::{
     ASK_CALLER, Approval, Approvals, Approver, Asked, Decision, Inquired, Inquiry, Question,
     Replied, Respondent,
 };
-use crate::observe::metrics;
+use crate::metrics;
 
 /// Which calls need a person's approval, and who is asked. [`Gate::none`] asks nothing and
 /// holds nothing but an empty rule.

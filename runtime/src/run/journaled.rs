@@ -49,7 +49,7 @@ impl Entered {
             return Self {
                 journal: Some(journal.retry_safe(safe.map(|tool| tool.name))),
                 line: lines
-                    .map(|lines| std::sync::Arc::new(crate::observe::TaskLine::durable(lines))),
+                    .map(|lines| std::sync::Arc::new(crate::observe::TaskLine::elsewhere(lines))),
                 approver,
             };
         }

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 use svir::Message;
 
 use crate::error::RunError;
-use crate::observe::metrics;
+use crate::metrics;
 use crate::session::kept::{self, Kept};
-use crate::session::ledger::Room;
 use crate::session::{MAX_SESSION_BYTES, Session, principal};
+use crate::store::ledger::Room;
 use crate::store::{PAUSED_RUN_TTL, Runs, SESSION_PREFIX, new_id};
 
 /// How often a call waiting for its session's lock tries again.

@@ -50,18 +50,17 @@
 //! # fn main() {}
 //! ```
 
-mod bounds;
 mod kept;
 mod lease;
-pub(crate) mod ledger;
 pub(crate) mod principal;
 
 use std::time::Duration;
 
-pub use self::bounds::{
+// Kept with the runs they bound, in the store: named here, where a session's reader looks.
+pub(crate) use self::lease::{Asked, Lease};
+pub use crate::store::{
     DEFAULT_SESSION_BYTES, DEFAULT_SESSIONS, DEFAULT_SESSIONS_PER_CALLER, SessionBounds,
 };
-pub(crate) use self::lease::{Asked, Lease};
 
 /// How long a session is kept after its last call, unless told otherwise.
 pub const DEFAULT_SESSION_TTL: Duration = Duration::from_secs(60 * 60);

@@ -1,7 +1,5 @@
 //! Who a session belongs to: the caller of a tool call.
 
-use sha2::{Digest, Sha256};
-
 /// The caller of `ctx`'s call who owns what it starts: its token's issuer and subject, if its
 /// call carries a token.
 pub(crate) fn of(ctx: &neva::Context) -> Option<String> {
@@ -29,9 +27,4 @@ pub(crate) fn caller(ctx: &neva::Context) -> Option<String> {
     of(ctx)
 }
 
-/// `text`'s SHA-256, as hex: a store key that spells nothing of what it was made from (a
-/// caller, a run's id).
-pub(crate) fn digest(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().map(|byte| format!("{byte:02x}")).collect()
-}
+pub(crate) use crate::toolbox::arguments::digest;

@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 
 use crate::error::RunError;
-use crate::observe::metrics;
+use crate::metrics;
 use crate::store::ran::{self, Ran};
 use crate::store::{PAUSED_RUN_TTL, Runs};
 

@@ -1,12 +1,14 @@
 #![doc = include_str!("../docs/store.md")]
 
 mod keeper;
+pub(crate) mod ledger;
 mod ran;
 #[cfg(feature = "redis")]
 mod redis;
 mod round_lock;
 mod runs;
 mod seal;
+mod session_bounds;
 
 pub(crate) use self::keeper::{Keeper, new_id};
 pub(crate) use self::ran::{Ran, named as ran_named};
@@ -19,3 +21,6 @@ pub use self::runs::{
     MemoryRuns, PAUSED_RUN_TTL, RunStore, Runs, SESSION_PREFIX, StoreError, StoreFuture,
 };
 pub(crate) use self::seal::Seal;
+pub use self::session_bounds::{
+    DEFAULT_SESSION_BYTES, DEFAULT_SESSIONS, DEFAULT_SESSIONS_PER_CALLER, SessionBounds,
+};

@@ -215,7 +215,7 @@ mod final_rounds {
     use neva::app::mrtr_store::RequestStateStore;
     use neva::types::Response;
 
-    use crate::observe::metrics;
+    use crate::metrics;
     use crate::store::Unlocked;
 
     /// How long a replica holds the lock on a final round before it lapses by itself: longer than

@@ -15,9 +15,9 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::session::SessionBounds;
-use crate::session::ledger::Ledger;
 use crate::store::Seal;
+use crate::store::SessionBounds;
+use crate::store::ledger::Ledger;
 
 /// How long a paused run is kept: neva's default `requestState` lifetime (300 s), the time a
 /// person has to answer, and 30 s more, so the state never outlives the run it points to.

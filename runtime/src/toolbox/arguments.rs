@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use svir::ToolCall;
 
 /// The arguments of `call`, as `tools/call` takes them, as neva's bridge reads them: an empty
@@ -47,6 +48,13 @@ fn sorted(value: Value) -> Value {
         Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
         other => other,
     }
+}
+
+/// `text`'s SHA-256, as hex: a store key that spells nothing of what it was made from (a
+/// caller, a run's id, a request's arguments).
+pub(crate) fn digest(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -14,7 +14,9 @@
 //! `list_tasks` each, then with a text naming the results it was sent and the brief. Every
 //! answer is checked against what its caller asked. It fails (exit code 1) on any error, any
 //! wrong answer, or a resident memory in the last 10 seconds more than 10 % above the first 10.
-//! `scripts/load` builds it and `board` in release mode and runs it.
+//! `scripts/load` builds it and `board` in release mode and runs it. `board` is a binary of the
+//! examples (`ladoga-examples`), another package of the workspace: `load` starts the one next to
+//! it in the target folder, or the one `--board` names.
 //!
 //! With `--replicas 2 --restart`, a rolling deploy: the boards share a Redis server (Debian's
 //! `redis-server`), a SQLite board (`--db`) and their request-state secret, behind nginx; each
@@ -84,7 +86,8 @@ struct Cli {
     /// with --restart].
     #[arg(long, value_name = "MS")]
     model_delay: Option<u64>,
-    /// The `board` binary; by default the one next to this binary.
+    /// The `board` binary; by default the one next to this binary, where cargo builds the
+    /// examples' `board` too.
     #[arg(long)]
     board: Option<PathBuf>,
     /// Replicas of the board; with more than one, the sessions call them through nginx, round
@@ -133,15 +136,31 @@ async fn main() -> ExitCode {
     }
 }
 
+/// The `board` binary the load runs against: `--board`, else the one next to this binary,
+/// which must have been built (`cargo build -p ladoga-examples --bin board`, in the same profile).
+fn board(cli: &Cli) -> Result<PathBuf, String> {
+    if let Some(path) = &cli.board {
+        return Ok(path.clone());
+    }
+    let exe =
+        std::env::current_exe().map_err(|error| format!("cannot find this binary: {error}"))?;
+    let board = exe.with_file_name("board");
+    match board.exists() {
+        true => Ok(board),
+        false => Err(format!(
+            "no `board` at {}: build it first (`cargo build -p ladoga-examples --bin board`, in \
+             this binary's profile and build), or name one with --board",
+            board.display()
+        )),
+    }
+}
+
 /// Runs the load and prints its report; `Ok(false)` when a target was missed.
 async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
     if let Some(callers) = cli.fill_sessions {
         return fill::run(&fill::Fill {
             callers,
-            board: match &cli.board {
-                Some(path) => path.clone(),
-                None => std::env::current_exe()?.with_file_name("board"),
-            },
+            board: board(cli)?,
             ceiling_mib: cli.ceiling_mib,
         })
         .await;
@@ -155,10 +174,7 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
         #[cfg(not(feature = "legacy-spec"))]
         return durable::run(&durable::Durable {
             tasks,
-            board: match &cli.board {
-                Some(path) => path.clone(),
-                None => std::env::current_exe()?.with_file_name("board"),
-            },
+            board: board(cli)?,
             kill_every: Duration::from_secs(cli.kill_every),
             delay: Duration::from_millis(cli.model_delay.unwrap_or(1500)),
             spacing: Duration::from_millis(cli.spacing_ms),
@@ -178,10 +194,7 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
         .without_log();
     let model = script.serve().await?;
 
-    let binary = match &cli.board {
-        Some(path) => path.clone(),
-        None => std::env::current_exe()?.with_file_name("board"),
-    };
+    let binary = board(cli)?;
     let mut launch = replicas::Launch {
         binary,
         args: ["--model-url", &model.url(), "--model", "scripted"]

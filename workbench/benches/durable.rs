@@ -7,7 +7,7 @@
 //! at concurrency 1 and 16, as the other benchmarks; prints a table and writes `durable.json`.
 //!
 //! Needs restate-server: `LADOGA_RESTATE` names `.peers/restate` (`scripts/peers install`).
-//! `cargo bench -p ladoga-examples --bench durable`; a `cargo test` run does nothing.
+//! `cargo bench -p ladoga-workbench --bench durable`; a `cargo test` run does nothing.
 
 #[allow(dead_code)]
 mod common;

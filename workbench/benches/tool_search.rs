@@ -13,7 +13,7 @@
 //! calling twice, give a search on an index already made the same way. Each case is timed in
 //! interleaved rounds, and the median round kept.
 //!
-//! `cargo bench -p ladoga-examples --bench tool_search`; a `cargo test` run does nothing.
+//! `cargo bench -p ladoga-workbench --bench tool_search`; a `cargo test` run does nothing.
 
 #[allow(dead_code)]
 mod common;

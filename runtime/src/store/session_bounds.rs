@@ -23,7 +23,7 @@ pub const DEFAULT_SESSION_BYTES: usize = 256 << 20;
 /// A caller is the token's issuer and subject (under `legacy-spec`, a `session = caller` call
 /// without a token is its MCP session); sessions started without a token count in the total
 /// bounds only. Each session is also bounded itself
-/// ([`MAX_SESSION_BYTES`](super::MAX_SESSION_BYTES)). The bounds count the sessions this
+/// ([`MAX_SESSION_BYTES`](crate::session::MAX_SESSION_BYTES)). The bounds count the sessions this
 /// process kept: with a store shared by replicas (`RedisStore`), each replica keeps within
 /// them, and Redis's own `maxmemory` bounds the whole.
 ///

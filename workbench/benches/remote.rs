@@ -4,7 +4,7 @@
 //! `RemoteTools`), with the same svir client answered from memory. Closed loops at concurrency 1
 //! and 64, as the other benchmarks; prints a table and writes `remote.json`.
 //!
-//! `cargo bench -p ladoga-examples --bench remote`; a `cargo test` run does nothing.
+//! `cargo bench -p ladoga-workbench --bench remote`; a `cargo test` run does nothing.
 
 #[allow(dead_code)]
 mod common;
