@@ -87,6 +87,7 @@ mod door;
 mod entry;
 mod journal;
 mod lines;
+mod recorder;
 mod relay;
 mod restate;
 mod sealed;

@@ -90,13 +90,18 @@ where
         let heard = |event: &svir::Event| listener.hear(event);
         let answer = answered_by(model.complete_streaming(request, &heard));
         // Boxed and erased: the run's future is deep already, and a handler's holds it.
-        let answer: std::pin::Pin<Box<dyn Future<Output = _> + Send + '_>> =
-            Box::pin(crate::model::caller::serving(self.caller.as_ref(), answer));
+        let answer: std::pin::Pin<Box<dyn Future<Output = _> + Send + '_>> = Box::pin(
+            crate::model::caller::serving(self.seams.caller.as_ref(), answer),
+        );
         let (done, by) = self.recorded_answer(answer.instrument(span.clone())).await; // durable
         listener.finish();
         // The caller's model asks in the next round: the run pauses, nothing failed.
         if done.is_err()
-            && let Some(question) = self.caller.as_ref().and_then(|caller| caller.take_pause())
+            && let Some(question) = self
+                .seams
+                .caller
+                .as_ref()
+                .and_then(|caller| caller.take_pause())
         {
             return Err(Pause(question).into());
         }

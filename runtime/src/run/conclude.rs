@@ -77,7 +77,7 @@ where
     /// Sessions: leaves the session the conversation of `request`, then `answer`; the id a
     /// caller passes to go on with it.
     pub(crate) fn leave(&self, request: &Request, answer: Option<&Completion>) -> Option<String> {
-        let lease = self.session?;
+        let lease = self.seams.session?;
         match answer {
             Some(answer) => {
                 let mut messages = request.messages.clone();
@@ -125,7 +125,10 @@ where
             inquiries: run.inquiries,
             unknown: run.unknown,
             compacted: run.window.so_far(),
-            session: self.session.and_then(|lease| lease.id().map(str::to_owned)),
+            session: self
+                .seams
+                .session
+                .and_then(|lease| lease.id().map(str::to_owned)),
         }
     }
 }

@@ -32,6 +32,12 @@ pub(crate) enum Screen {
     Later(neva::error::Error),
 }
 
+impl Default for Gate<'_> {
+    fn default() -> Self {
+        Self::none()
+    }
+}
+
 impl<'a> Gate<'a> {
     /// A gate that lets every call through.
     pub(crate) fn none() -> Self {

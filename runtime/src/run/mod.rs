@@ -15,16 +15,19 @@
 //! - `typed.rs`: a typed answer (`output = T`);
 //! - `drain.rs`: the server's shutdown;
 //! - `search.rs`: tool search, the deferred tools found with `search_tools`;
-//! - `journaled.rs`: a durable run's steps, recorded in its journal (`restate` feature).
+//! - `recorder.rs`: a durable run's steps, recorded by the recorder it is handed (a Restate
+//!   journal, `durable/`);
+//! - `seams.rs`: what the run is plugged into, filled once by whoever starts it.
 
 mod ask;
 mod compact;
 mod conclude;
 mod drain;
 mod gate;
-mod journaled;
 mod orchestration;
 mod pause;
+pub(crate) mod recorder;
+mod seams;
 mod search;
 mod settings;
 mod state;
@@ -35,8 +38,9 @@ mod typed;
 
 pub use self::drain::Drain;
 pub(crate) use self::gate::{Gate, Screen};
-pub(crate) use self::journaled::Entered;
 pub(crate) use self::orchestration::Ended;
 pub use self::orchestration::Orchestration;
+pub(crate) use self::recorder::Recorder;
+pub(crate) use self::seams::Seams;
 pub(crate) use self::settings::Settings;
 pub(crate) use self::state::Run;

@@ -14,7 +14,7 @@ use crate::limits::Limits;
 use crate::model::CompletionModel;
 use crate::observe::{TaskLine, spans};
 use crate::outcome::{Outcome, Stop};
-use crate::run::{Drain, Gate, Settings};
+use crate::run::{Drain, Seams, Settings};
 use crate::session::Lease;
 use crate::store::Keeper;
 use crate::toolbox::ToolPattern;
@@ -54,23 +54,8 @@ pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     pub(crate) model: &'a M,
     pub(super) tools: &'a T,
     pub(crate) settings: Settings,
-    /// Nested this deep, at the depth bound: no call could be made, so no tool is offered.
-    pub(super) at_depth_bound: Option<usize>,
-    /// Which calls need a person's approval, and who is asked.
-    pub(super) gate: Gate<'a>,
-    /// Keeps the run while its caller answers, and gives back a paused one.
-    pub(super) keeper: Option<&'a Keeper>,
-    /// The server's shutdown: at the end of its grace period the run stops.
-    pub(super) drain: Option<Drain>,
-    /// The MCP task this run is, told how it goes.
-    pub(super) task: Option<Arc<TaskLine>>,
-    /// The session the run goes on with, and leaves its conversation to.
-    pub(super) session: Option<&'a Lease>,
-    /// The journal a durable run records its steps in.
-    #[cfg(feature = "restate")]
-    pub(super) journal: Option<&'a crate::durable::Journal<'a>>,
-    /// The tool call the run answers, whose caller a [`CallerModel`](crate::CallerModel) asks.
-    pub(super) caller: Option<std::sync::Arc<crate::model::caller::Caller>>,
+    /// What the run is plugged into.
+    pub(crate) seams: Seams<'a>,
 }
 
 /// How the turns ended.
@@ -91,30 +76,13 @@ where
             model,
             tools,
             settings: Settings::default(),
-            at_depth_bound: None,
-            gate: Gate::none(),
-            keeper: None,
-            drain: None,
-            task: None,
-            session: None,
-            #[cfg(feature = "restate")]
-            journal: None,
-            caller: None,
+            seams: Seams::default(),
         }
     }
 
     /// Answers the tool call of `ctx`: a [`CallerModel`](crate::CallerModel) asks its caller.
     pub(crate) fn serving(mut self, ctx: &neva::Context) -> Self {
-        self.caller = Some(crate::model::caller::Caller::of(ctx));
-        self
-    }
-
-    /// Records each model request and each turn's calls in `journal`, the Restate handler's the
-    /// run is in: a run cut by a crash and invoked again goes on from its journal, asking and
-    /// calling nothing the journal holds. See [`durable`](crate::durable).
-    #[cfg(feature = "restate")]
-    pub fn journal(mut self, journal: &'a crate::durable::Journal<'a>) -> Self {
-        self.journal = Some(journal);
+        self.seams.caller = Some(crate::model::caller::Caller::of(ctx));
         self
     }
 
@@ -158,7 +126,7 @@ where
     /// # }
     /// ```
     pub fn approvals(mut self, approvals: Approvals, approver: &'a dyn Approver) -> Self {
-        self.gate.approve(approvals, approver);
+        self.seams.gate.approve(approvals, approver);
         self
     }
 
@@ -200,7 +168,7 @@ where
     ///
     /// [`Outcome::inquiries`]: crate::Outcome::inquiries
     pub fn ask_caller(mut self, respondent: &'a dyn Respondent) -> Self {
-        self.gate.reply(respondent);
+        self.seams.gate.reply(respondent);
         self
     }
 
@@ -213,10 +181,11 @@ where
         approver: &'a dyn Approver,
     ) -> Self {
         match keeper {
-            Some(keeper) => Self {
-                keeper: Some(keeper),
-                ..self.approvals(approvals, approver)
-            },
+            Some(keeper) => {
+                let mut run = self.approvals(approvals, approver);
+                run.seams.keeper = Some(keeper);
+                run
+            }
             None => self,
         }
     }
@@ -234,7 +203,7 @@ where
     /// calls that had run. An [`Orchestrator`](crate::Orchestrator) finds the server's `Drain`
     /// in neva's DI.
     pub fn drain(mut self, drain: Drain) -> Self {
-        self.drain = Some(drain);
+        self.seams.drain = Some(drain);
         self
     }
 
@@ -317,13 +286,13 @@ where
 
     /// Goes on from `session`'s conversation, and leaves it the run's.
     pub(crate) fn in_session(mut self, session: Option<&'a Lease>) -> Self {
-        self.session = session;
+        self.seams.session = session;
         self
     }
 
     /// Tells `task`, the MCP task this run is, each step of the run as its progress.
     pub(crate) fn telling(mut self, task: Option<Arc<TaskLine>>) -> Self {
-        self.task = task;
+        self.seams.task = task;
         self
     }
 
@@ -417,7 +386,7 @@ where
     /// call: the model is offered no tool, told why, and asked once for its answer, which ends
     /// the run as [`Stop::Depth`].
     pub(crate) fn at_depth_bound(mut self, nesting: usize) -> Self {
-        self.at_depth_bound = Some(nesting);
+        self.seams.at_depth_bound = Some(nesting);
         self
     }
 

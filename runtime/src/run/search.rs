@@ -78,7 +78,7 @@ where
     /// the model there is no such tool.
     pub(super) fn gated<'c>(&self, done: &'c Completion, offered: &[Tool]) -> Gated<'c> {
         // No approval and no question: the gate reads nothing, so nothing is screened.
-        if self.gate.is_none() {
+        if self.seams.gate.is_none() {
             return Gated::Whole(done);
         }
         let defer = &self.settings.defer;
@@ -100,7 +100,7 @@ where
     /// caller is asked, or a deferred one of the toolbox, callable by name before it is found.
     fn is_there(&self, call: &ToolCall, offered: &[Tool]) -> bool {
         offered.iter().any(|tool| tool.name == call.name)
-            || (call.name == ASK_CALLER && self.gate.asks_caller())
+            || (call.name == ASK_CALLER && self.seams.gate.asks_caller())
             || (self.settings.defer.defers(&call.name)
                 && self.tools.tools().iter().any(|tool| tool.name == call.name))
     }

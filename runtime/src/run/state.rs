@@ -156,7 +156,7 @@ where
         brief: impl IntoBrief,
         usage: Arc<SharedUsage>,
     ) -> Result<Run, RunError> {
-        match self.keeper.and_then(Keeper::take_resumed) {
+        match self.seams.keeper.and_then(Keeper::take_resumed) {
             Some(kept) => {
                 // Moved on every path: a brief kept alive would stay in the run's future.
                 drop(brief);
@@ -170,7 +170,7 @@ where
     fn start(&self, brief: impl IntoBrief, usage: Arc<SharedUsage>) -> Result<Run, RunError> {
         let mut request = self.opening(brief)?;
         // Sessions: the earlier calls' conversation comes first.
-        let history = self.session.map(Lease::history).unwrap_or_default();
+        let history = self.seams.session.map(Lease::history).unwrap_or_default();
         let history_len = history.len();
         request.messages.splice(0..0, history);
         Ok(Run {
@@ -217,7 +217,7 @@ where
 
     /// Keeps `run`, stopped at a question, for the next round.
     pub(super) async fn pause(&self, run: &Run) -> Result<(), RunError> {
-        let Some(keeper) = self.keeper else {
+        let Some(keeper) = self.seams.keeper else {
             return Ok(());
         };
         let usage = run.usage.get();
@@ -244,7 +244,12 @@ where
         done: &Completion,
         run: &mut Run,
     ) -> Result<(), RunError> {
-        if self.keeper.is_none() || !self.gate.asks_later(&self.gated(done, &run.request.tools)) {
+        if self.seams.keeper.is_none()
+            || !self
+                .seams
+                .gate
+                .asks_later(&self.gated(done, &run.request.tools))
+        {
             return Ok(());
         }
         run.pending = Some(done.clone());
@@ -258,7 +263,7 @@ where
     /// Lets go of the state kept before asking, when the run went on without pausing after all.
     pub(super) async fn settle(&self, run: &mut Run) {
         if std::mem::take(&mut run.kept)
-            && let Some(keeper) = self.keeper
+            && let Some(keeper) = self.seams.keeper
         {
             keeper.discard().await;
         }
@@ -267,9 +272,9 @@ where
     /// The id approval questions are bound to: the keeper's, else a new one for a run that
     /// asks, else none.
     fn run_id(&self) -> String {
-        match self.keeper {
+        match self.seams.keeper {
             Some(keeper) => keeper.id().to_owned(),
-            None if self.gate.is_none() => String::new(),
+            None if self.seams.gate.is_none() => String::new(),
             None => store::new_id(),
         }
     }
@@ -284,7 +289,7 @@ where
     fn reporting(&self) -> Progress {
         let settings = &self.settings;
         Progress::new(settings.progress.clone(), settings.limits.turns.get())
-            .telling(self.task.clone())
+            .telling(self.seams.task.clone())
     }
 
     /// The first request: the brief, under the model's name, with the system prompt and tools.
@@ -294,10 +299,10 @@ where
         if request.system.is_none() {
             request.system.clone_from(&self.settings.system);
         }
-        let Some(nesting) = self.at_depth_bound else {
+        let Some(nesting) = self.seams.at_depth_bound else {
             // Normalized for the model's provider, and checked, before any request.
             let mut tools = self.tools.tools();
-            if self.gate.asks_caller() {
+            if self.seams.gate.asks_caller() {
                 tools = approval::offer_ask_caller(tools).map_err(RunError::Toolbox)?; // ask_caller
             }
             let offered = self.offered(tools)?; // tool search: the deferred tools held back

@@ -14,8 +14,8 @@ use crate::metrics;
 use crate::model::CompletionModel;
 use crate::observe::spans;
 use crate::outcome::{Stop, UnknownCall};
-use crate::run::journaled::unknown_outcome;
 use crate::run::pause::{Halt, Pause};
+use crate::run::recorder::unknown_outcome;
 use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration, Screen};
 use crate::schema::{SchemaProfile, absent_nulls};
@@ -47,7 +47,7 @@ where
             }
         };
         let stopping = async {
-            match &self.drain {
+            match &self.seams.drain {
                 Some(drain) => drain.stopping().await,
                 None => std::future::pending().await,
             }
@@ -81,7 +81,7 @@ where
             }
             None => {}
         }
-        if self.at_depth_bound.is_some() {
+        if self.seams.at_depth_bound.is_some() {
             let done = self.ask_turn(run).await?; // depth: one request, no tool offered
             run.progress.answered(run.turns).await;
             return Ok(Ended::Answered(done, Stop::Depth));
@@ -107,10 +107,11 @@ where
                     done
                 }
             };
-            if asked_first && self.keeper.is_some() {
+            if asked_first && self.seams.keeper.is_some() {
                 Box::pin(self.keep_before_asking(&done, run)).await?; // rounds
             }
             let mut refused = match self
+                .seams
                 .gate
                 .screen(&run.id, run.turns, &self.gated(&done, &run.request.tools))
                 .await
@@ -157,7 +158,7 @@ where
             .filter(|call| refusal(call).is_none() && !self.searches(call));
         let turn = run.turns;
         // Noted for those who read them: a drained run's error, and a paused run's state.
-        if self.drain.is_some() || self.keeper.is_some() {
+        if self.seams.drain.is_some() || self.seams.keeper.is_some() {
             run.ran.extend(to_run.clone().map(|call| Ran {
                 tool: call.name.clone(),
                 turn,

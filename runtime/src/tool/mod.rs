@@ -5,6 +5,7 @@
 mod answer;
 mod briefing;
 mod elicitation;
+mod entered;
 mod orchestrator;
 mod prepare;
 mod session;

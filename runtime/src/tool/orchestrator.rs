@@ -16,9 +16,10 @@ use crate::error::RunError;
 use crate::limits::Limits;
 use crate::model::CompletionModel;
 use crate::outcome::Outcome;
-use crate::run::{Entered, Settings};
+use crate::run::Settings;
 use crate::session::{DEFAULT_SESSION_TTL, DEFAULT_SESSION_WAIT, Session};
 use crate::tool::Briefing;
+use crate::tool::entered::Entered;
 use crate::tool::prepare::Prepared;
 use crate::tool::session;
 use crate::toolbox::{DEFAULT_CALL_TIMEOUT, Source, ToolPattern, ToolSelection};
@@ -470,9 +471,8 @@ impl Orchestrator {
             .await?;
         let lease = self.lease(ctx, keeper.as_deref()).await?;
         let approver = self.approver(ctx);
-        let run = self
-            .orchestration(ctx, model, &tools, &approver)
-            .entered(&entered)
+        let run = entered
+            .enter(self.orchestration(ctx, model, &tools, &approver))
             .asking(
                 keeper.as_deref(),
                 approvals,
@@ -512,9 +512,8 @@ impl Orchestrator {
             .await?;
         let lease = self.lease(ctx, keeper.as_deref()).await?;
         let approver = self.approver(ctx);
-        let run = self
-            .orchestration(ctx, model, &tools, &approver)
-            .entered(&entered)
+        let run = entered
+            .enter(self.orchestration(ctx, model, &tools, &approver))
             .asking(
                 keeper.as_deref(),
                 approvals,
