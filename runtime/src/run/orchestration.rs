@@ -12,11 +12,9 @@ use crate::brief::IntoBrief;
 use crate::error::RunError;
 use crate::limits::Limits;
 use crate::model::CompletionModel;
-use crate::observe::{TaskLine, spans};
+use crate::observe::spans;
 use crate::outcome::{Outcome, Stop};
 use crate::run::{Drain, Seams, Settings};
-use crate::session::Lease;
-use crate::store::Keeper;
 use crate::toolbox::ToolPattern;
 use crate::usage::SharedUsage;
 
@@ -52,7 +50,7 @@ use crate::usage::SharedUsage;
 #[must_use = "an orchestration does nothing until `run` is awaited"]
 pub struct Orchestration<'a, M: ?Sized, T: ?Sized> {
     pub(crate) model: &'a M,
-    pub(super) tools: &'a T,
+    pub(crate) tools: &'a T,
     pub(crate) settings: Settings,
     /// What the run is plugged into.
     pub(crate) seams: Seams<'a>,
@@ -80,18 +78,9 @@ where
         }
     }
 
-    /// Answers the tool call of `ctx`: a [`CallerModel`](crate::CallerModel) asks its caller.
-    pub(crate) fn serving(mut self, ctx: &neva::Context) -> Self {
-        self.seams.caller = Some(crate::model::caller::Caller::of(ctx));
-        self
-    }
-
-    /// These settings, as a whole: what an [`Orchestrator`](crate::Orchestrator) holds.
-    pub(crate) fn settings(mut self, settings: Settings) -> Self {
-        self.settings = settings;
-        self
-    }
-
+    /// Asks `approver` before each call `approvals` names, all of a turn's at once and before any
+    /// of its calls runs: a call it declines does not run, and the model is told so in its
+    /// result. The outcome lists each question ([`Outcome::approvals`](crate::Outcome::approvals))
     /// with each answer.
     ///
     /// An approver that answers later ([`Asked::Later`](crate::approval::Asked::Later)) pauses the run: without an
@@ -170,32 +159,6 @@ where
     pub fn ask_caller(mut self, respondent: &'a dyn Respondent) -> Self {
         self.seams.gate.reply(respondent);
         self
-    }
-
-    /// Asks `approver` before each call `approvals` names, when there is a `keeper` to keep
-    /// the run while its caller answers, and to give back a paused one.
-    pub(crate) fn asking(
-        self,
-        keeper: Option<&'a Keeper>,
-        approvals: Approvals,
-        approver: &'a dyn Approver,
-    ) -> Self {
-        match keeper {
-            Some(keeper) => {
-                let mut run = self.approvals(approvals, approver);
-                run.seams.keeper = Some(keeper);
-                run
-            }
-            None => self,
-        }
-    }
-
-    /// Offers the model `ask_caller`, replied to by `respondent`, when it `asks`.
-    pub(crate) fn replying(self, asks: bool, respondent: &'a dyn Respondent) -> Self {
-        match asks {
-            true => self.ask_caller(respondent),
-            false => self,
-        }
     }
 
     /// Stops the run when `drain`'s grace period ends ([`Drain::stop_runs`]): its model request
@@ -284,18 +247,6 @@ where
         self
     }
 
-    /// Goes on from `session`'s conversation, and leaves it the run's.
-    pub(crate) fn in_session(mut self, session: Option<&'a Lease>) -> Self {
-        self.seams.session = session;
-        self
-    }
-
-    /// Tells `task`, the MCP task this run is, each step of the run as its progress.
-    pub(crate) fn telling(mut self, task: Option<Arc<TaskLine>>) -> Self {
-        self.seams.task = task;
-        self
-    }
-
     /// Streams the model's text to the caller while the model writes it: a log line
     /// (`notifications/message`, logger [`STREAM_LOGGER`](crate::STREAM_LOGGER), level `info`)
     /// at most every `interval` ([`DEFAULT_STREAM_INTERVAL`](crate::DEFAULT_STREAM_INTERVAL) is
@@ -379,14 +330,6 @@ where
     /// `#[orchestrator]` names it after its tool.
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.settings.name = Some(name.into());
-        self
-    }
-
-    /// Marks the run as `nesting` in-process calls deep, where its depth bound refuses every
-    /// call: the model is offered no tool, told why, and asked once for its answer, which ends
-    /// the run as [`Stop::Depth`].
-    pub(crate) fn at_depth_bound(mut self, nesting: usize) -> Self {
-        self.seams.at_depth_bound = Some(nesting);
         self
     }
 

@@ -363,4 +363,31 @@ mod tests {
         assert_eq!(read.run.turns, 2);
         assert!(read.run.ran.is_empty());
     }
+
+    #[test]
+    fn a_run_paused_now_keeps_what_the_code_before_had_not_and_reads_back() {
+        let mut paused: Paused<Run> = serde_json::from_str(WRITTEN_BEFORE).expect("read back");
+        assert!(paused.compacted.is_none() && paused.run.first_token.is_none());
+        paused.run.first_token = Some(Duration::from_millis(180));
+        paused.run.finishing = Some(Finishing::Typed { requests: 2 });
+        paused.compacted = Compacted {
+            times: 2,
+            cleared: 5,
+            summaries: 1,
+            summarized: 4,
+            cut: 1,
+            removed: 9_000,
+        };
+        let written = serde_json::to_string(&paused).expect("written");
+        let read: Paused<Run> = serde_json::from_str(&written).expect("read back");
+        assert_eq!(read.compacted, paused.compacted);
+        assert_eq!(read.run.first_token, Some(Duration::from_millis(180)));
+        assert_eq!(read.run.finishing, Some(Finishing::Typed { requests: 2 }));
+        // What the run rebuilds, not keeps: its window counts from the compactions kept.
+        let run = Run {
+            window: Window::restored(read.compacted),
+            ..read.run
+        };
+        assert_eq!(run.window.so_far().times, 2);
+    }
 }

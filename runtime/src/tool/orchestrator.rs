@@ -19,9 +19,6 @@ use crate::outcome::Outcome;
 use crate::run::Settings;
 use crate::session::{DEFAULT_SESSION_TTL, DEFAULT_SESSION_WAIT, Session};
 use crate::tool::Briefing;
-use crate::tool::entered::Entered;
-use crate::tool::prepare::Prepared;
-use crate::tool::session;
 use crate::toolbox::{DEFAULT_CALL_TIMEOUT, Source, ToolPattern, ToolSelection};
 
 /// How deep in-process tool calls nest unless told otherwise: an orchestrator, a sub-agent it
@@ -459,32 +456,12 @@ impl Orchestrator {
     where
         M: CompletionModel + ?Sized,
     {
-        // Taken apart: what moves on does not stay in the run's future too.
-        let entered = Entered::take(self.durable, ctx).await;
-        let Prepared {
-            keeper,
-            brief,
-            tools,
-            approvals,
-        } = self
-            .prepare(ctx, brief, model.asks_caller(), model.schema_profile())
-            .await?;
-        let lease = self.lease(ctx, keeper.as_deref()).await?;
-        let approver = self.approver(ctx);
-        let run = entered
-            .enter(self.orchestration(ctx, model, &tools, &approver))
-            .asking(
-                keeper.as_deref(),
-                approvals,
-                entered.approver().unwrap_or(&approver),
-            )
-            .replying(self.asks(ctx), &approver)
-            .in_session(lease.as_deref())
-            .run(brief)
+        let (prepared, brief) =
+            (self.start(ctx, brief, model.asks_caller(), model.schema_profile())).await?;
+        let run = prepared.orchestration(self, ctx, model).run(brief).await;
+        prepared
+            .close(matches!(run, Err(RunError::Paused(_))))
             .await;
-        if let Some(lease) = lease {
-            session::close(lease, matches!(run, Err(RunError::Paused(_)))).await;
-        }
         run
     }
 
@@ -500,37 +477,10 @@ impl Orchestrator {
         M: CompletionModel + ?Sized,
         O: DeserializeOwned + JsonSchema,
     {
-        // Taken apart: what moves on does not stay in the run's future too.
-        let entered = Entered::take(self.durable, ctx).await;
-        let Prepared {
-            keeper,
-            brief,
-            tools,
-            approvals,
-        } = self
-            .prepare(ctx, brief, model.asks_caller(), model.schema_profile())
-            .await?;
-        let lease = self.lease(ctx, keeper.as_deref()).await?;
-        let approver = self.approver(ctx);
-        let run = entered
-            .enter(self.orchestration(ctx, model, &tools, &approver))
-            .asking(
-                keeper.as_deref(),
-                approvals,
-                entered.approver().unwrap_or(&approver),
-            )
-            .replying(self.asks(ctx), &approver)
-            .in_session(lease.as_deref())
-            .run_as(brief)
-            .await;
-        // Beside the answer: a typed answer is not held across an await, so it need not be
-        // `Send`.
-        if let Some(lease) = lease {
-            tokio::spawn(session::close(
-                lease,
-                matches!(run, Err(RunError::Paused(_))),
-            ));
-        }
+        let (prepared, brief) =
+            (self.start(ctx, brief, model.asks_caller(), model.schema_profile())).await?;
+        let run = prepared.orchestration(self, ctx, model).run_as(brief).await;
+        prepared.close_beside(matches!(run, Err(RunError::Paused(_))));
         run
     }
 

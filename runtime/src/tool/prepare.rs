@@ -8,10 +8,13 @@ use crate::approval::Approvals;
 use crate::brief::IntoBrief;
 use crate::error::RunError;
 use crate::model::CompletionModel;
-use crate::run::{Drain, Orchestration};
+use crate::model::caller::Caller;
+use crate::run::{Drain, Gate, Orchestration, Seams};
 use crate::schema::SchemaProfile;
+use crate::session::Lease;
 use crate::store::{Keeper, Runs};
-use crate::tool::{Elicitation, Orchestrator};
+use crate::tool::entered::Entered;
+use crate::tool::{Elicitation, Orchestrator, session};
 use crate::toolbox::ToolUnion;
 use crate::usage::SharedUsage;
 
@@ -63,16 +66,19 @@ impl Orchestrator {
         }
     }
 
-    /// What a run takes from `ctx`: its keeper when it asks for approvals, its brief, its tools
-    /// (the added toolboxes' checked against `profile`, its model's) and the approvals with the
-    /// tools' annotations.
-    pub(super) async fn prepare(
+    /// What a run of `ctx`'s call takes, set up once for [`Self::run`] and [`Self::run_as`]:
+    /// the journal of a durable run it enters, its keeper when it asks its caller (approvals,
+    /// the model's questions, or its model the caller's), its tools (the added toolboxes'
+    /// checked against `profile`, its model's), the approvals with the tools' annotations, its
+    /// session and who answers its questions; and its brief.
+    pub(super) async fn start<'c>(
         &self,
-        ctx: &Context,
+        ctx: &'c Context,
         brief: impl IntoBrief,
         asks_caller: bool,
         profile: SchemaProfile,
-    ) -> Result<Prepared, RunError> {
+    ) -> Result<(Prepared<'c>, svir::Request), RunError> {
+        let entered = Entered::take(self.durable, ctx).await;
         // Boxed, and only for a run that asks (its model too): a keeper is a kilobyte every run
         // would carry.
         let keeper = match self.approvals.is_none() && !self.asks(ctx) && !asks_caller {
@@ -82,12 +88,17 @@ impl Orchestrator {
         let brief = self.brief(ctx, brief, keeper.as_deref()).await?;
         let tools = self.toolbox_for(ctx, Some(profile)).await?;
         let approvals = self.annotated(ctx).await;
-        Ok(Prepared {
+        let lease = self.lease(ctx, keeper.as_deref()).await?;
+        let prepared = Prepared {
+            entered,
             keeper,
-            brief,
             tools,
             approvals,
-        })
+            lease,
+            approver: Elicitation::of_call(ctx, self.task.as_deref()),
+            asks: self.asks(ctx),
+        };
+        Ok((prepared, brief))
     }
 
     /// `brief` built, opened with the prompt and given the resources (see [`Self::prompt`] and
@@ -144,46 +155,78 @@ impl Orchestrator {
     pub(super) fn asks(&self, ctx: &Context) -> bool {
         self.ask && Elicitation::can_answer_forms(ctx)
     }
+}
 
-    /// Who approves the calls of a run for `ctx`'s caller, and tells the MCP task the run is,
-    /// if it is one and the server follows tasks ([`TaskProgress`](crate::TaskProgress)).
-    pub(super) fn approver<'a>(&self, ctx: &'a Context) -> Elicitation<'a> {
-        Elicitation::of_call(ctx, self.task.as_deref())
-    }
+/// What a run of an [`Orchestrator`] takes from its tool call.
+pub(super) struct Prepared<'c> {
+    entered: Entered,
+    keeper: Option<Box<Keeper>>,
+    tools: ToolUnion,
+    approvals: Approvals,
+    lease: Option<Box<Lease>>,
+    /// Who approves the run's calls and answers its questions: `ctx`'s caller, which tells the
+    /// MCP task the run is, if it is one and the server follows tasks
+    /// ([`TaskProgress`](crate::TaskProgress)).
+    approver: Elicitation<'c>,
+    /// Whether the model is offered `ask_caller`.
+    asks: bool,
+}
 
-    /// The loop over `tools` with these settings for `ctx`'s call, telling the task `approver`
-    /// tells.
+impl Prepared<'_> {
+    /// The loop over the tools with `orchestrator`'s settings for `ctx`'s call, plugged into
+    /// all it takes in one place.
     pub(super) fn orchestration<'a, M>(
-        &self,
+        &'a self,
+        orchestrator: &Orchestrator,
         ctx: &Context,
         model: &'a M,
-        tools: &'a ToolUnion,
-        approver: &Elicitation<'_>,
     ) -> Orchestration<'a, M, ToolUnion>
     where
         M: CompletionModel + ?Sized,
     {
-        let mut run = Orchestration::new(model, tools)
-            .settings(self.settings.clone())
-            .telling(approver.task())
-            .serving(ctx);
-        // The server's shutdown, if it registered one, stops the run at the end of its grace.
-        if let Ok(drain) = ctx.resolve::<Drain>() {
-            run = run.drain(drain);
+        let mut gate = Gate::none();
+        // Approvals are asked only where the run can be kept while its caller answers.
+        if self.keeper.is_some() {
+            let approver = self.entered.approver().unwrap_or(&self.approver);
+            gate.approve(self.approvals.clone(), approver);
+        }
+        if self.asks {
+            gate.reply(&self.approver);
         }
         // Every call of a run this deep would be refused, so it is offered none.
         let nesting = SharedUsage::nesting();
-        if nesting >= self.depth.get() {
-            run = run.at_depth_bound(nesting);
-        }
-        run
+        let run = Orchestration {
+            model,
+            tools: &self.tools,
+            settings: orchestrator.settings.clone(),
+            seams: Seams {
+                at_depth_bound: (nesting >= orchestrator.depth.get()).then_some(nesting),
+                gate,
+                keeper: self.keeper.as_deref(),
+                // The server's shutdown, if it registered one, stops the run at its grace's end.
+                drain: ctx.resolve::<Drain>().ok(),
+                task: self.approver.task(),
+                session: self.lease.as_deref(),
+                recorder: None,
+                caller: Some(Caller::of(ctx)),
+            },
+        };
+        self.entered.enter(run)
     }
-}
 
-/// What a run of an [`Orchestrator`] takes from its tool call.
-pub(super) struct Prepared {
-    pub(super) keeper: Option<Box<Keeper>>,
-    pub(super) brief: svir::Request,
-    pub(super) tools: ToolUnion,
-    pub(super) approvals: Approvals,
+    /// Closes the run's session, if it has one: kept for the next call, or held for the next
+    /// round of a `paused` one.
+    pub(super) async fn close(self, paused: bool) {
+        if let Some(lease) = self.lease {
+            session::close(lease, paused).await;
+        }
+    }
+
+    /// [`Self::close`], beside the run's answer: a typed answer is not held across an await,
+    /// so it need not be `Send`.
+    pub(super) fn close_beside(self, paused: bool) {
+        if let Some(lease) = self.lease {
+            tokio::spawn(session::close(lease, paused));
+        }
+    }
 }
