@@ -80,3 +80,24 @@ fn the_reference_names_no_argument_the_macro_does_not_take() {
          {unknown:?}"
     );
 }
+
+#[test]
+fn the_readmes_list_names_every_argument() {
+    const README: &str = include_str!("../../../README.md");
+    let section: String = README
+        .lines()
+        .skip_while(|line| *line != "## Macro arguments")
+        .skip(1)
+        .take_while(|line| !line.starts_with("## "))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let missing: Vec<_> = ARGS
+        .iter()
+        .map(|spec| spec.name)
+        .filter(|name| !section.contains(&format!("`{name}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README.md: the section \"Macro arguments\" does not name {missing:?}"
+    );
+}
