@@ -97,6 +97,11 @@ async fn call(cli: &Cli) -> Result<CallToolResponse, Error> {
     });
     if let Some(url) = &cli.model_url {
         answer_sampling(&mut client, url, &cli.model)?;
+        // Each of the run's model requests is a round of its own: room for a long run's.
+        #[cfg(not(feature = "legacy-spec"))]
+        {
+            client = client.with_options(|opt| opt.with_max_mrtr_rounds(64));
+        }
     }
     client.connect().await?;
     let args: Vec<(String, serde_json::Value)> = cli.args.clone();

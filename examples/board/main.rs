@@ -436,6 +436,9 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
         .add_singleton(board)
         .add_singleton(remote)
         .add_singleton(drain.clone());
+    // Room in neva's sealed state for the samples of a long run on the caller's model.
+    #[cfg(not(feature = "legacy-spec"))]
+    let app = app.with_max_state_bytes(ladoga::CALLER_MODEL_STATE_BYTES);
     let mut app = app;
     access::gate(&mut app, oauth.is_some());
     // Every MCP tool call answered, in `mcp_server_operation_duration_seconds`.

@@ -32,7 +32,12 @@ pub(crate) fn leave_out(done: &mut Completion, max: usize) {
 /// How many bytes of `call`'s arguments were left out, when they were: its arguments are the
 /// stand-in, with a size over `max`.
 pub(crate) fn omitted(call: &ToolCall, max: usize) -> Option<usize> {
-    if call.arguments.len() > STAND_IN_BYTES {
+    // Read only what can be the stand-in: every other call's arguments are not parsed here.
+    let arguments = call.arguments.trim_start();
+    if call.arguments.len() > STAND_IN_BYTES
+        || !arguments.starts_with('{')
+        || !arguments.contains(OMITTED)
+    {
         return None;
     }
     let value: Value = serde_json::from_str(&call.arguments).ok()?;

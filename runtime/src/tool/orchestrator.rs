@@ -48,25 +48,50 @@ pub const DEFAULT_DEPTH: NonZeroUsize = NonZeroUsize::new(4).expect("4 is not ze
 pub struct Orchestrator {
     /// What each run takes as it is: its system prompt, limits, name, progress and streaming.
     pub(super) settings: Settings,
-    pub(super) depth: NonZeroUsize,
-    pub(super) recurse: bool,
-    /// Whether the model may ask the caller's person (`ask_caller`).
-    pub(super) ask: bool,
-    pub(super) selection: ToolSelection,
+    /// Which tools a run is offered, and how their calls go.
+    pub(super) plan: ToolPlan,
+    /// Who is asked what: the approvals, and whether the model may ask the caller's person.
+    pub(super) asking: Asking,
+    /// Which conversation a call goes on with, if the tool keeps them.
+    pub(super) session: SessionPlan,
+    /// The prompt and resources a run's brief opens with.
     pub(super) briefing: Briefing,
-    pub(super) with: Vec<Source>,
-    pub(super) call_timeout: Duration,
-    pub(super) approvals: Approvals,
     /// The MCP task the run is, if its call is one.
     pub(super) task: Option<String>,
-    /// Which conversation a call goes on with, if the tool keeps them.
-    pub(super) session: Option<Session>,
-    /// The session id the call passed, for [`Session::ById`].
-    pub(super) continuing: Option<String>,
-    pub(super) session_ttl: Duration,
-    pub(super) session_wait: Duration,
     /// Whether each call is a durable run, on a server with Restate.
     pub(super) durable: bool,
+}
+
+/// Which tools a run is offered, and how their calls go.
+#[derive(Debug, Clone)]
+pub(super) struct ToolPlan {
+    /// How deep in-process calls nest.
+    pub(super) depth: NonZeroUsize,
+    /// Whether the orchestrator is offered its own tool.
+    pub(super) recurse: bool,
+    pub(super) selection: ToolSelection,
+    /// Other servers' toolboxes, beside the server's own tools.
+    pub(super) with: Vec<Source>,
+    pub(super) call_timeout: Duration,
+}
+
+/// Who a run asks what.
+#[derive(Debug, Clone)]
+pub(super) struct Asking {
+    pub(super) approvals: Approvals,
+    /// Whether the model may ask the caller's person (`ask_caller`).
+    pub(super) ask: bool,
+}
+
+/// Which conversation a call goes on with, and how long one is kept and waited for.
+#[derive(Debug, Clone)]
+pub(super) struct SessionPlan {
+    /// The kind of session, if the tool keeps them.
+    pub(super) kind: Option<Session>,
+    /// The session id the call passed, for [`Session::ById`].
+    pub(super) continuing: Option<String>,
+    pub(super) ttl: Duration,
+    pub(super) wait: Duration,
 }
 
 impl Default for Orchestrator {
@@ -80,19 +105,25 @@ impl Orchestrator {
     pub fn new() -> Self {
         Self {
             settings: Settings::default(),
-            depth: DEFAULT_DEPTH,
-            recurse: false,
-            ask: false,
-            selection: ToolSelection::all(),
+            plan: ToolPlan {
+                depth: DEFAULT_DEPTH,
+                recurse: false,
+                selection: ToolSelection::all(),
+                with: Vec::new(),
+                call_timeout: DEFAULT_CALL_TIMEOUT,
+            },
+            asking: Asking {
+                approvals: Approvals::none(),
+                ask: false,
+            },
+            session: SessionPlan {
+                kind: None,
+                continuing: None,
+                ttl: DEFAULT_SESSION_TTL,
+                wait: DEFAULT_SESSION_WAIT,
+            },
             briefing: Briefing::default(),
-            with: Vec::new(),
-            call_timeout: DEFAULT_CALL_TIMEOUT,
-            approvals: Approvals::none(),
             task: None,
-            session: None,
-            continuing: None,
-            session_ttl: DEFAULT_SESSION_TTL,
-            session_wait: DEFAULT_SESSION_WAIT,
             durable: false,
         }
     }
@@ -115,7 +146,7 @@ impl Orchestrator {
     /// could be made is offered no tool: it is told why and answers in one request, and stops
     /// as [`Stop::Depth`](crate::Stop::Depth).
     pub fn depth(mut self, depth: NonZeroUsize) -> Self {
-        self.depth = depth;
+        self.plan.depth = depth;
         self
     }
 
@@ -133,7 +164,7 @@ impl Orchestrator {
 
     /// Keeps the calling tool in its own toolbox, for a tool that means to recurse.
     pub fn recurse(mut self, recurse: bool) -> Self {
-        self.recurse = recurse;
+        self.plan.recurse = recurse;
         self
     }
 
@@ -168,7 +199,7 @@ impl Orchestrator {
     /// # fn main() {}
     /// ```
     pub fn ask(mut self, ask: bool) -> Self {
-        self.ask = ask;
+        self.asking.ask = ask;
         self
     }
 
@@ -292,7 +323,7 @@ impl Orchestrator {
 
     /// Which of the server's tools are offered.
     pub fn select(mut self, selection: ToolSelection) -> Self {
-        self.selection = selection;
+        self.plan.selection = selection;
         self
     }
 
@@ -368,7 +399,7 @@ impl Orchestrator {
 
     /// Offers `source`'s tools beside the server's own.
     pub(crate) fn with_source(mut self, source: Source) -> Self {
-        self.with.push(source);
+        self.plan.with.push(source);
         self
     }
 
@@ -379,7 +410,7 @@ impl Orchestrator {
     /// shorter: [`LiveTools::connect_url`](crate::LiveTools::connect_url)'s client leaves the
     /// bound to this one unless told otherwise.
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
-        self.call_timeout = timeout;
+        self.plan.call_timeout = timeout;
         self
     }
 
@@ -397,7 +428,7 @@ impl Orchestrator {
     ///
     /// [`PAUSED_RUN_TTL`]: crate::PAUSED_RUN_TTL
     pub fn approvals(mut self, approvals: Approvals) -> Self {
-        self.approvals = approvals;
+        self.asking.approvals = approvals;
         self
     }
 
@@ -422,27 +453,27 @@ impl Orchestrator {
     /// # fn main() {}
     /// ```
     pub fn session(mut self, session: Session) -> Self {
-        self.session = Some(session);
+        self.session.kind = Some(session);
         self
     }
 
     /// The session id the call passed, to go on with that conversation under
     /// [`Session::ById`]; `None` starts a new one, whose id the result gives.
     pub fn continuing(mut self, id: Option<String>) -> Self {
-        self.continuing = id;
+        self.session.continuing = id;
         self
     }
 
     /// How long a session is kept after its last call ([`DEFAULT_SESSION_TTL`] unless told).
     pub fn session_ttl(mut self, ttl: Duration) -> Self {
-        self.session_ttl = ttl;
+        self.session.ttl = ttl;
         self
     }
 
     /// How long a call waits for another call on its session to end before it is refused
     /// ([`DEFAULT_SESSION_WAIT`] unless told).
     pub fn session_wait(mut self, wait: Duration) -> Self {
-        self.session_wait = wait;
+        self.session.wait = wait;
         self
     }
 

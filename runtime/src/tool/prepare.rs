@@ -36,30 +36,30 @@ impl Orchestrator {
         profile: Option<SchemaProfile>,
     ) -> Result<ToolUnion, RunError> {
         // Selected before loading too: a tool left out need not have a name a model can carry.
-        let mut own = ctx.tools().toolbox().with_max_depth(self.depth.get());
+        let mut own = ctx.tools().toolbox().with_max_depth(self.plan.depth.get());
         // The door a durable run enters through is no tool of the model's.
         #[cfg(feature = "restate")]
         {
             own = own.filter(|tool| tool.name != crate::durable::DOOR);
         }
-        if !self.selection.is_all() {
-            let selection = self.selection.clone();
+        if !self.plan.selection.is_all() {
+            let selection = self.plan.selection.clone();
             own = own.filter(move |tool| selection.admits(&tool.name));
         }
-        if self.recurse {
+        if self.plan.recurse {
             own = own.with_caller();
         }
         let own = own
             .load()
             .await
             .map_err(|error| RunError::Toolbox(error.to_string()))?;
-        let union = self.with.iter().cloned().fold(
-            ToolUnion::with_parts(1 + self.with.len())
+        let union = self.plan.with.iter().cloned().fold(
+            ToolUnion::with_parts(1 + self.plan.with.len())
                 .with_own(own)
-                .call_timeout(self.call_timeout),
+                .call_timeout(self.plan.call_timeout),
             ToolUnion::add,
         );
-        let union = union.select(self.selection.clone());
+        let union = union.select(self.plan.selection.clone());
         match profile {
             Some(profile) => union.schema_profile(profile).load().await,
             None => union.load().await,
@@ -81,7 +81,7 @@ impl Orchestrator {
         let entered = Entered::take(self.durable, ctx).await;
         // Boxed, and only for a run that asks (its model too): a keeper is a kilobyte every run
         // would carry.
-        let keeper = match self.approvals.is_none() && !self.asks(ctx) && !asks_caller {
+        let keeper = match self.asking.approvals.is_none() && !self.asks(ctx) && !asks_caller {
             true => None,
             false => Box::pin(self.keeper(ctx)).await?.map(Box::new),
         };
@@ -133,27 +133,26 @@ impl Orchestrator {
 
     /// The approvals, with the annotations of the server's own tools when they decide.
     async fn annotated(&self, ctx: &Context) -> Approvals {
-        if !self.approvals.reads_annotations() {
-            return self.approvals.clone();
+        if !self.asking.approvals.reads_annotations() {
+            return self.asking.approvals.clone();
         }
-        ctx.tools()
-            .list()
-            .await
-            .into_iter()
-            .fold(self.approvals.clone(), |approvals, tool| {
+        ctx.tools().list().await.into_iter().fold(
+            self.asking.approvals.clone(),
+            |approvals, tool| {
                 let hints = tool.annotations.as_ref();
                 approvals.annotated(
                     tool.name,
                     hints.and_then(|hints| hints.readonly),
                     hints.and_then(|hints| hints.destructive),
                 )
-            })
+            },
+        )
     }
 
     /// Whether the model is offered `ask_caller` on `ctx`'s call: [`Self::ask`] said so, and
     /// the caller can answer a form (see [`Elicitation::can_answer_forms`]).
     pub(super) fn asks(&self, ctx: &Context) -> bool {
-        self.ask && Elicitation::can_answer_forms(ctx)
+        self.asking.ask && Elicitation::can_answer_forms(ctx)
     }
 }
 
@@ -200,7 +199,7 @@ impl Prepared<'_> {
             tools: &self.tools,
             settings: orchestrator.settings.clone(),
             seams: Seams {
-                at_depth_bound: (nesting >= orchestrator.depth.get()).then_some(nesting),
+                at_depth_bound: (nesting >= orchestrator.plan.depth.get()).then_some(nesting),
                 gate,
                 keeper: self.keeper.as_deref(),
                 // The server's shutdown, if it registered one, stops the run at its grace's end.

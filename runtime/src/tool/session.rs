@@ -15,7 +15,7 @@ impl Orchestrator {
         ctx: &Context,
         keeper: Option<&Keeper>,
     ) -> Result<Option<Box<Lease>>, RunError> {
-        let Some(session) = self.session else {
+        let Some(session) = self.session.kind else {
             return Ok(None);
         };
         let runs = ctx
@@ -26,16 +26,16 @@ impl Orchestrator {
         let minted = keeper.map(|keeper| principal::digest(&format!("session of {}", keeper.id())));
         let asked = Asked {
             session,
-            id: self.continuing.as_deref(),
+            id: self.session.continuing.as_deref(),
             minted: minted.as_deref(),
             agent: self.settings.name.as_deref().unwrap_or("run"),
             holder: &holder,
             resuming: keeper.is_some_and(Keeper::resuming),
-            ttl: self.session_ttl,
-            wait: self.session_wait,
+            ttl: self.session.ttl,
+            wait: self.session.wait,
             run_timeout: self.settings.limits.timeout,
         };
-        let starts = session == Session::ById && self.continuing.is_none();
+        let starts = session == Session::ById && self.session.continuing.is_none();
         match Box::pin(Lease::open(ctx, runs, asked)).await {
             Ok(lease) => Ok(Some(Box::new(lease))),
             // A new conversation whose store does not answer: the call goes on as one without a
