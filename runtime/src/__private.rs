@@ -76,11 +76,11 @@ where
             ),
         )
     })?;
-    Ok(CompactModel(crate::context::CompactModel::new(model)))
+    Ok(CompactModel(crate::model::CompactModel::new(model)))
 }
 
 /// A model [`compact_model`] resolved, for [`compacting`].
-pub struct CompactModel(crate::context::CompactModel);
+pub struct CompactModel(crate::model::CompactModel);
 
 /// `orchestrator` with `model` writing its summaries: [`Orchestrator::compact_model`].
 pub fn compacting(orchestrator: Orchestrator, model: CompactModel) -> Orchestrator {

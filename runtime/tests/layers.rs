@@ -15,9 +15,9 @@ const ORDER: &[&str] = &[
     "brief",     // what a run starts from
     "metrics",   // Prometheus names and records
     "approval",  // approvals and the model's questions
+    "context",   // compaction's parts: sizes, notes, summaries
     "model",     // models, the caller's, fallbacks
     "testing",   // the scripted model
-    "context",   // compaction's parts
     "outcome",   // what a run ends with
     "usage",     // tokens counted
     "limits",    // the run's bounds

@@ -45,11 +45,12 @@ pub(crate) struct Window {
 }
 
 impl Window {
-    /// A window that counts the compactions of the rounds before this one, as a paused run
-    /// kept them.
-    pub(crate) fn restored(before: Compacted) -> Self {
+    /// The window of a run that paused: the compactions of the rounds before this one, and the
+    /// provider's last count, as the run kept them; a run that goes on sizes its conversation as
+    /// it did, so it makes the same request it paused at.
+    pub(crate) fn restored(before: Compacted, counted: Option<Counted>) -> Self {
         Self {
-            counted: None,
+            counted,
             compacted: before,
         }
     }

@@ -83,14 +83,12 @@
 
 pub(crate) mod clear;
 mod compacted;
-mod model;
 pub(crate) mod refusal;
 pub(crate) mod size;
 pub(crate) mod summary;
 
 pub use self::compacted::Compacted;
 pub(crate) use self::compacted::Window;
-pub(crate) use self::model::CompactModel;
 pub(crate) use self::size::Counted;
 pub use self::size::estimate_tokens;
 pub use self::summary::SUMMARY_HEADING;

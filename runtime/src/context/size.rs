@@ -76,7 +76,7 @@ pub(crate) fn estimate(request: &Request) -> u64 {
 
 /// What the model's provider counted of the conversation: the tokens it read and wrote for
 /// the first `messages` messages (the request it answered, and its answer).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Counted {
     /// Input and output tokens of the answered request.
     pub(crate) tokens: u64,

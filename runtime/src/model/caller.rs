@@ -113,7 +113,9 @@ pub const CALLER_MODEL_STATE_BYTES: usize = 1 << 20;
 /// run's `timeout` and neva's request timeout.
 ///
 /// A caller that cannot sample fails the run at its first model request, before any tool is
-/// called, with a tool error that says so.
+/// called, with a tool error that says so. A sample carries no token counts: the run's usage,
+/// and its `budget`, count Ladoga's estimate of each request and sample
+/// ([`estimate_tokens`](crate::context::estimate_tokens) of their JSON).
 ///
 /// # Examples
 /// ```
@@ -146,8 +148,13 @@ impl CompletionModel for CallerModel {
             return Err(unreachable(refusal));
         }
         let params = sampling::params(request)?;
+        let asked = estimate_json(&params);
         let sample = sample(&caller, params).await?;
-        sampling::completion(&sample)
+        let mut done = sampling::completion(&sample)?;
+        // A sample carries no token counts: the run counts Ladoga's estimate of the request and
+        // the sample, so that its usage, and a budget, mean something.
+        done.usage = Some(svir::Usage::new(asked, estimate_json(&sample)));
+        Ok(done)
     }
 
     fn asks_caller(&self) -> bool {
@@ -201,6 +208,12 @@ async fn sample(
             ))
         }
     }
+}
+
+/// The estimate of how many tokens `value` is, written as JSON.
+fn estimate_json(value: &impl serde::Serialize) -> u64 {
+    let text = serde_json::to_string(value).unwrap_or_default();
+    crate::context::estimate_tokens(&text)
 }
 
 /// The error of a caller that could not be asked: as a model server that could not be reached,

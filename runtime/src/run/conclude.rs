@@ -89,7 +89,7 @@ where
         lease.id().map(str::to_owned)
     }
 
-    fn limit_error(&self, stop: Stop, run: &Run) -> RunError {
+    pub(super) fn limit_error(&self, stop: Stop, run: &Run) -> RunError {
         let limits = &self.settings.limits;
         match stop {
             Stop::Deadline => RunError::Deadline {

@@ -322,7 +322,7 @@ where
     /// ([`Self::context`]), instead of the run's own: a smaller, cheaper one does. Nothing
     /// without a context bound. Its tokens count in the run's usage.
     pub fn compact_model<C: CompletionModel + 'static>(mut self, model: Arc<C>) -> Self {
-        self.settings.compact_model = Some(crate::context::CompactModel::new(model));
+        self.settings.compact_model = Some(crate::model::CompactModel::new(model));
         self
     }
 

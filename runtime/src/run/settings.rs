@@ -24,7 +24,7 @@ pub(crate) struct Settings {
     /// The most tokens a request may be: past it the conversation is compacted.
     pub(crate) context: Option<std::num::NonZeroU64>,
     /// The model that writes the summaries of compaction, when not the run's own.
-    pub(crate) compact_model: Option<crate::context::CompactModel>,
+    pub(crate) compact_model: Option<crate::model::CompactModel>,
     /// The tools not offered up front, found with `search_tools`.
     pub(crate) defer: Deferral,
 }

@@ -92,8 +92,13 @@ pub(crate) struct Run {
 pub(crate) enum Finishing {
     /// The answer at the bound named `stop` ([`OnLimit::Answer`](crate::OnLimit::Answer)).
     Limit { stop: String },
-    /// The typed answer, asked for `requests` times so far (the last one paused).
-    Typed { requests: usize },
+    /// The typed answer, asked for `requests` times so far (the last one paused); at the bound
+    /// named `stop`, when a bound's answer policy asked for it.
+    Typed {
+        requests: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop: Option<String>,
+    },
 }
 
 fn is_zero(count: &usize) -> bool {
@@ -114,6 +119,9 @@ struct Paused<R> {
     /// The compactions of the rounds so far; none in a run paused before they were kept.
     #[serde(default, skip_serializing_if = "Compacted::is_none")]
     compacted: Compacted,
+    /// The provider's last count of the conversation, which its size is read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    counted: Option<Counted>,
 }
 
 impl Run {
@@ -208,7 +216,7 @@ where
         Ok(Run {
             id: self.run_id(),
             usage,
-            window: Window::restored(paused.compacted),
+            window: Window::restored(paused.compacted, paused.counted),
             progress: self.reporting(),
             deadline: self.deadline_after(paused.spent.unwrap_or_default()),
             ..paused.run
@@ -230,6 +238,7 @@ where
             usage: (usage.input, usage.output),
             spent,
             compacted: run.window.so_far(),
+            counted: run.window.counted(),
         };
         let bytes = serde_json::to_vec(&paused)
             .map_err(|error| RunError::Store(format!("the run could not be written: {error}")))?;
@@ -369,7 +378,10 @@ mod tests {
         let mut paused: Paused<Run> = serde_json::from_str(WRITTEN_BEFORE).expect("read back");
         assert!(paused.compacted.is_none() && paused.run.first_token.is_none());
         paused.run.first_token = Some(Duration::from_millis(180));
-        paused.run.finishing = Some(Finishing::Typed { requests: 2 });
+        paused.run.finishing = Some(Finishing::Typed {
+            requests: 2,
+            stop: None,
+        });
         paused.compacted = Compacted {
             times: 2,
             cleared: 5,
@@ -382,10 +394,16 @@ mod tests {
         let read: Paused<Run> = serde_json::from_str(&written).expect("read back");
         assert_eq!(read.compacted, paused.compacted);
         assert_eq!(read.run.first_token, Some(Duration::from_millis(180)));
-        assert_eq!(read.run.finishing, Some(Finishing::Typed { requests: 2 }));
+        assert_eq!(
+            read.run.finishing,
+            Some(Finishing::Typed {
+                requests: 2,
+                stop: None,
+            })
+        );
         // What the run rebuilds, not keeps: its window counts from the compactions kept.
         let run = Run {
-            window: Window::restored(read.compacted),
+            window: Window::restored(read.compacted, read.counted),
             ..read.run
         };
         assert_eq!(run.window.so_far().times, 2);

@@ -75,9 +75,13 @@ where
             Some(Finishing::Limit { stop }) => {
                 return Ok(Ended::Limit(Stop::named(stop).unwrap_or(Stop::TurnLimit)));
             }
-            Some(Finishing::Typed { .. }) => {
+            Some(Finishing::Typed { stop, .. }) => {
+                let stop = stop
+                    .as_deref()
+                    .and_then(Stop::named)
+                    .unwrap_or(Stop::Answered);
                 let done = self.ask_turn(run).await?; // typed: the request for the typed answer
-                return Ok(Ended::Answered(done, Stop::Answered));
+                return Ok(Ended::Answered(done, stop));
             }
             None => {}
         }

@@ -2,17 +2,18 @@
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use svir::{Request, Schema, ToolChoice, Toolbox};
+use svir::{Completion, Request, Schema, ToolChoice, Toolbox};
 use tracing::Instrument;
 
 use std::sync::Arc;
 
 use crate::brief::IntoBrief;
 use crate::error::RunError;
+use crate::limits::OnLimit;
 use crate::model::CompletionModel;
-use crate::outcome::Outcome;
+use crate::outcome::{Outcome, Stop};
 use crate::run::pause::Halt;
-use crate::run::state::Finishing;
+use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration};
 use crate::usage::SharedUsage;
 
@@ -29,6 +30,11 @@ where
     /// still does not parse is told back to the model with the parse error, up to
     /// [`Limits::retries`](crate::Limits::retries) times, then the run fails with
     /// [`RunError::Output`].
+    ///
+    /// At a bound, [`OnLimit::Answer`]'s one request is this request for JSON of the schema,
+    /// tools refused, retried the same way, and the outcome's stop is the bound's.
+    /// [`OnLimit::Partial`] ends a typed run as [`OnLimit::Error`] does, with the bound's error:
+    /// the work done so far is no `O`.
     ///
     /// # Examples
     /// ```
@@ -67,23 +73,27 @@ where
         usage: Arc<SharedUsage>,
     ) -> Result<(O, Outcome), RunError> {
         let (ended, mut run) = self.drive(brief, usage).await?;
-        let Ended::Answered(mut done, stop) = ended else {
-            // At a bound there is no conversation left to ask again in: the policy's answer
-            // parses or the run fails.
-            let outcome = self.conclude(ended, run).await?;
-            return match serde_json::from_str(&outcome.text) {
-                Ok(value) => Ok((value, outcome)),
-                Err(error) => Err(RunError::Output {
-                    requests: 0,
-                    error: error.to_string(),
-                }),
-            };
-        };
         let schema = Schema::of::<O>();
         // A run paused in asking for its typed answer goes on counting its requests.
         let mut requests = match run.finishing.take() {
-            Some(Finishing::Typed { requests }) => requests,
+            Some(Finishing::Typed { requests, .. }) => requests,
             _ => 0,
+        };
+        let (mut done, stop) = match ended {
+            Ended::Answered(done, stop) => (done, stop),
+            // At a bound, the answer policy's one request asks for JSON of the schema, tools
+            // refused; a partial answer is no `O`, so that policy ends as the bound's error.
+            Ended::Limit(stop) => match self.settings.limits.on_limit {
+                OnLimit::Answer => {
+                    tracing::info!(target: "ladoga", ?stop, "the run reached a bound: asking for its typed answer");
+                    let ask = json_ask(&schema, None);
+                    let request = std::mem::replace(&mut run.request, Request::new(""));
+                    run.request = request.user(ask).response_format(schema.clone());
+                    requests += 1;
+                    (self.ask_typed(&mut run, requests, stop).await?, stop)
+                }
+                OnLimit::Error | OnLimit::Partial => return Err(self.limit_error(stop, &run)),
+            },
         };
         loop {
             let error = match serde_json::from_str(&done.text) {
@@ -99,35 +109,55 @@ where
                 }
                 Err(error) => error,
             };
-            let ask = if requests == 0 {
-                format!(
-                    "Give your final answer as JSON matching the `{}` schema, and nothing else.",
-                    schema.name
-                )
-            } else {
-                format!(
-                    "That answer does not match the `{}` schema: {error}. Give it again as JSON \
-                     matching the schema, and nothing else.",
-                    schema.name
-                )
-            };
+            let ask = json_ask(&schema, (requests > 0).then_some(&error));
             requests += 1;
             let request = std::mem::replace(&mut run.request, Request::new(""));
             run.request = request
                 .assistant(done)
                 .user(ask)
-                .response_format(schema.clone())
-                .tool_choice(ToolChoice::None);
-            done = match self.ask_by(run.deadline, &run.request, &run.usage).await {
-                Ok(answer) => run.heard(answer),
-                Err(Halt::Failed(error)) => return Err(error),
-                // The caller's model answers in the next round: this request is asked again.
-                Err(halt) => {
-                    run.finishing = Some(Finishing::Typed { requests });
-                    run.kept = false;
-                    return Err(self.halted(halt, &run).await);
-                }
-            };
+                .response_format(schema.clone());
+            done = self.ask_typed(&mut run, requests, stop).await?;
         }
+    }
+
+    /// The answer to `run`'s request for its typed answer, the `requests`th, tools refused; a
+    /// caller's model that answers in the next round pauses the run here, and it goes on with
+    /// this request.
+    async fn ask_typed(
+        &self,
+        run: &mut Run,
+        requests: usize,
+        stop: Stop,
+    ) -> Result<Completion, RunError> {
+        let request = std::mem::replace(&mut run.request, Request::new(""));
+        run.request = request.tool_choice(ToolChoice::None);
+        // At the deadline itself the answer is asked for without one, as the bound's policy is.
+        let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
+        match self.ask_by(deadline, &run.request, &run.usage).await {
+            Ok(answer) => Ok(run.heard(answer)),
+            Err(Halt::Failed(error)) => Err(error),
+            Err(halt) => {
+                let stop = Some(stop.name().to_owned()).filter(|_| stop != Stop::Answered);
+                run.finishing = Some(Finishing::Typed { requests, stop });
+                run.kept = false;
+                Err(self.halted(halt, run).await)
+            }
+        }
+    }
+}
+
+/// What the model is told to give its typed answer: as JSON of `schema`, the first time; again,
+/// with why the last one did not parse, after.
+fn json_ask(schema: &Schema, error: Option<&serde_json::Error>) -> String {
+    match error {
+        None => format!(
+            "Give your final answer as JSON matching the `{}` schema, and nothing else.",
+            schema.name
+        ),
+        Some(error) => format!(
+            "That answer does not match the `{}` schema: {error}. Give it again as JSON matching \
+             the schema, and nothing else.",
+            schema.name
+        ),
     }
 }

@@ -246,11 +246,11 @@ impl Orchestrator {
     /// neva's DI, like `model`): see
     /// [`Orchestration::compact_model`](crate::Orchestration::compact_model).
     pub fn compact_model<C: CompletionModel + 'static>(self, model: Arc<C>) -> Self {
-        self.summarised_by(crate::context::CompactModel::new(model))
+        self.summarised_by(crate::model::CompactModel::new(model))
     }
 
     /// [`Self::compact_model`], erased.
-    pub(crate) fn summarised_by(mut self, model: crate::context::CompactModel) -> Self {
+    pub(crate) fn summarised_by(mut self, model: crate::model::CompactModel) -> Self {
         self.settings.compact_model = Some(model);
         self
     }

@@ -4,13 +4,9 @@
 //! 2026-07-28, a paused run held in the process is answered before it stops, and behind nginx
 //! (with replicas sharing Redis) a later round reaching a draining replica is finished there.
 
-#![cfg(unix)]
-
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{board_over_http_with, connect, text};
+use crate::common::{self, board_over_http_with, connect, text};
 use ladoga::testing::{Reply, ScriptedModel};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -229,10 +225,10 @@ async fn behind_nginx_when_every_replica_drains_the_caller_gets_503_and_retry_af
 mod rounds {
     use super::*;
 
-    use common::auth::{SECRET, SECRET_VAR, admin};
-    use common::board_over_http_with_env;
-    use common::redis::Redis;
-    use common::rounds::{approve, cleared, clearing_model, question, request, round};
+    use crate::common::auth::{SECRET, SECRET_VAR, admin};
+    use crate::common::board_over_http_with_env;
+    use crate::common::redis::Redis;
+    use crate::common::rounds::{approve, cleared, clearing_model, question, request, round};
     use serde_json::json;
 
     /// The request-state secret the replicas share.

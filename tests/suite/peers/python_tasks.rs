@@ -10,12 +10,10 @@
 //! `--ignored`, the venv's interpreter in `LADOGA_PYTHON` (`LADOGA_PYTHON_LEGACY` for
 //! `legacy-spec`).
 
-mod common;
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::peer;
+use crate::common::{self, peer};
 use ladoga::testing::{Reply, ScriptedModel, SeenRequest};
 use serde_json::{Value, json};
 

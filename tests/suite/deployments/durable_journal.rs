@@ -5,8 +5,6 @@
 //! The worker is this test binary again, running `worker` with `LADOGA_WORKER` set. Its tools
 //! write a line to a file for each call made, so the counts survive the kill.
 
-mod common;
-
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -14,7 +12,8 @@ use std::process::{Child, Command};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::restate::Restate;
+use crate::common;
+use crate::common::restate::Restate;
 use ladoga::Orchestration;
 use ladoga::durable::Journal;
 use ladoga::testing::{Reply, ScriptedModel};
@@ -105,8 +104,10 @@ struct Worker(Child);
 
 impl Worker {
     async fn start(addr: SocketAddr, model_url: &str, calls: &Path) -> Self {
+        // The worker test's name in this binary: its module path without the crate's name.
+        let worker = module_path!().split_once("::").map_or("", |(_, path)| path);
         let child = Command::new(std::env::current_exe().expect("this test binary"))
-            .args(["--exact", "worker", "--nocapture"])
+            .args(["--exact", &format!("{worker}::worker"), "--nocapture"])
             .env("LADOGA_WORKER", addr.to_string())
             .env("LADOGA_MODEL_URL", model_url)
             .env("LADOGA_CALLS", calls)

@@ -5,7 +5,7 @@
 //! Ignored by a plain `cargo test`, since it needs that server; `scripts/test` runs it beside
 //! `real_model`, as one can by hand:
 //! `LADOGA_REAL_MODEL_URL=$(scripts/model-server start 18234) cargo test -p ladoga-tests
-//! --test real_schemas -- --ignored`, then `scripts/model-server stop 18234`.
+//! --test suite -- --ignored peers::real_schemas::`, then `scripts/model-server stop 18234`.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -64,7 +64,7 @@ struct Tree {
 /// The corpus: schemas of real MCP servers, and of schemars types.
 fn corpus() -> Vec<(String, Value)> {
     let servers: serde_json::Map<String, Value> =
-        serde_json::from_str(include_str!("schemas/mcp_servers.json")).expect("JSON");
+        serde_json::from_str(include_str!("../../schemas/mcp_servers.json")).expect("JSON");
     servers
         .into_iter()
         .chain([

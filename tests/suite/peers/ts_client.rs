@@ -6,9 +6,7 @@
 //! installs it with `scripts/peers install` and runs this with `--ignored`, the `node_modules`
 //! folder in `LADOGA_TS_SDK`.
 
-mod common;
-
-use common::{board_over_http, peer};
+use crate::common::{board_over_http, peer};
 use tokio::process::Command;
 
 const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/peers/ts_client.mjs");

@@ -5,11 +5,9 @@
 //! his answers word for word those for an id that does not exist; Alice's task goes on and ends
 //! as she decides. A token that names no subject is refused.
 
-mod common;
-
 use std::time::Duration;
 
-use common::auth::{SECRET, admin, board_with_auth, now, token, valid_token};
+use crate::common::auth::{SECRET, admin, board_with_auth, now, token, valid_token};
 use serde_json::{Value, json};
 
 /// Bob: a `user`, with a valid token of his own.
@@ -65,7 +63,7 @@ async fn a_token_without_a_subject_is_refused_with_a_clear_error() {
 #[cfg(not(feature = "legacy-spec"))]
 mod current {
     use super::*;
-    use common::rounds::{approve, cleared, clearing_model, request};
+    use crate::common::rounds::{approve, cleared, clearing_model, request};
     use std::net::SocketAddr;
 
     /// `tasks/get` of `id` as `token`'s holder every 50 ms until its status is `status`.
@@ -182,7 +180,7 @@ mod current {
 #[cfg(feature = "legacy-spec")]
 mod legacy {
     use super::*;
-    use common::legacy_http::{ask, initialized, post};
+    use crate::common::legacy_http::{ask, initialized, post};
 
     #[tokio::test]
     async fn bob_finds_no_task_of_alices_nor_can_use_her_session() {

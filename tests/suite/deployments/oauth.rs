@@ -2,15 +2,12 @@
 //! (oidc-provider, see `common::issuer`), and tokens forged as an attacker would, with the
 //! issuer's own keys or others, sent as bare MCP 2026-07-28 requests. Each test is a row of the
 //! table in `docs/security.md`: what the request gets, what runs, and that no model was asked.
-#![cfg(not(feature = "legacy-spec"))]
-
-mod common;
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::auth::now;
-use common::issuer::{Issuer, IssuerOptions, SCOPES, SigningKey};
+use crate::common;
+use crate::common::auth::now;
+use crate::common::issuer::{Issuer, IssuerOptions, SCOPES, SigningKey};
 use jsonwebtoken::Algorithm;
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer};
 use reqwest::StatusCode;

@@ -6,12 +6,10 @@
 //! Ignored by a plain `cargo test`, since it needs `prometheus`: `scripts/test` installs it with
 //! `scripts/services install` and runs it with `--ignored`.
 
-mod common;
-
 use std::time::Duration;
 
-use common::prometheus::Prometheus;
-use common::{board_over_http_with, connect, free_addr, wait_for};
+use crate::common::prometheus::Prometheus;
+use crate::common::{self, board_over_http_with, connect, free_addr, wait_for};
 use futures_util::future::join_all;
 use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::json;

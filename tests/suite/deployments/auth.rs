@@ -2,16 +2,14 @@
 //! client, and the scripted model behind real HTTP. What the model was offered tells which tools
 //! the caller's roles reach; a caller without a valid token never gets as far as the model.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::auth::{
+use crate::common::auth::{
     SECRET, SECRET_VAR, board_with_auth, client_with, connect_as, now, token, valid_token,
 };
-use common::free_addr;
+use crate::common::{self, free_addr};
 use ladoga::testing::{Reply, ScriptedModel};
 use neva::prelude::*;
 use neva::types::elicitation::{ElicitRequestParams, ElicitResult};

@@ -7,12 +7,11 @@
 //! Ignored by a plain `cargo test`, since it needs `redis-server`: `scripts/test` installs it
 //! with `scripts/services install` and runs these with `--ignored`.
 
-mod common;
-
 use std::time::Duration;
 
-use common::redis::Redis;
-use common::scratch::Scratch;
+use crate::common;
+use crate::common::redis::Redis;
+use crate::common::scratch::Scratch;
 use ladoga::{PAUSED_RUN_TTL, RedisStore, RunStore};
 
 /// Two connections to one Redis: two replicas.
@@ -132,11 +131,11 @@ mod rounds {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    use common::auth::{SECRET, SECRET_VAR, admin};
-    use common::board_over_http_with_env;
-    use common::nginx::Routing;
-    use common::peer::python_as_admin;
-    use common::rounds::{
+    use crate::common::auth::{SECRET, SECRET_VAR, admin};
+    use crate::common::board_over_http_with_env;
+    use crate::common::nginx::Routing;
+    use crate::common::peer::python_as_admin;
+    use crate::common::rounds::{
         approve, cleared, clearing_model, question, refused, request, round, text,
     };
     use ladoga::testing::{Reply, ScriptedModel};

@@ -4,14 +4,11 @@
 //! with another request, answered for other arguments, replayed by another principal, and the
 //! final round is replayed: each time `clear_board` does not run, and no model request is made
 //! twice.
-#![cfg(not(feature = "legacy-spec"))]
-
-mod common;
-
 use std::net::SocketAddr;
 
-use common::auth::{admin, board_with_auth};
-use common::rounds::{approve, cleared, clearing_model, question, refused};
+use crate::common;
+use crate::common::auth::{admin, board_with_auth};
+use crate::common::rounds::{approve, cleared, clearing_model, question, refused};
 use ladoga::testing::{ScriptedModel, ScriptedServer};
 use serde_json::Value;
 

@@ -7,19 +7,17 @@
 //!
 //! Ignored by a plain `cargo test`, since it needs restate-server, nginx and the SDK:
 //! `scripts/test` runs it with `--ignored`.
-#![cfg(not(feature = "legacy-spec"))]
-
-mod common;
-
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::durable::{PLANNED, STATE_SECRET, adding_then_answering, adding_then_clearing, asked};
-use common::nginx::{Nginx, Routing};
-use common::restate::Restate;
-use common::scratch::Scratch;
-use common::{board_at, free_addr, peer, unsessioned};
+use crate::common::durable::{
+    PLANNED, STATE_SECRET, adding_then_answering, adding_then_clearing, asked,
+};
+use crate::common::nginx::{Nginx, Routing};
+use crate::common::restate::Restate;
+use crate::common::scratch::Scratch;
+use crate::common::{self, board_at, free_addr, peer, unsessioned};
 use serde_json::{Value, json};
 
 /// One replica: its MCP address, the board process, and its log.

@@ -14,13 +14,11 @@
 //! with `--ignored`, the venv's interpreter in `LADOGA_PYTHON_LEGACY` and oidc-provider's folder
 //! in `LADOGA_ISSUER`.
 
-mod common;
-
 use std::time::Duration;
 
-use common::board_over_http_with;
-use common::issuer::Issuer;
-use common::steps::Steps;
+use crate::common::issuer::Issuer;
+use crate::common::steps::Steps;
+use crate::common::{self, board_over_http_with};
 use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};

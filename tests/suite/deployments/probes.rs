@@ -4,12 +4,10 @@
 //! The Redis case needs `redis-server`, and is ignored by a plain `cargo test`: `scripts/test`
 //! installs it with `scripts/services install` and runs it with `--ignored`.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::{board_over_http_with_env, connect, free_addr, wait_for};
+use crate::common::{self, board_over_http_with_env, connect, free_addr, wait_for};
 use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::json;
 
@@ -269,8 +267,8 @@ async fn a_board_is_not_ready_while_its_redis_is_down_and_ready_once_it_is_back(
 #[cfg(not(feature = "legacy-spec"))]
 #[tokio::test]
 async fn an_approval_is_counted_and_a_round_that_pauses_ends_no_run() {
-    use common::auth::{SECRET, SECRET_VAR, admin};
-    use common::rounds::{approve, clearing_model, question, round, text};
+    use crate::common::auth::{SECRET, SECRET_VAR, admin};
+    use crate::common::rounds::{approve, clearing_model, question, round, text};
 
     let script = clearing_model();
     let model = script.serve().await.expect("serves");
@@ -311,8 +309,8 @@ async fn an_approval_is_counted_and_a_round_that_pauses_ends_no_run() {
 #[tokio::test]
 #[ignore = "needs redis-server: run by scripts/test"]
 async fn a_store_operation_that_fails_is_counted() {
-    use common::auth::{SECRET, SECRET_VAR, admin};
-    use common::rounds::{clearing_model, round};
+    use crate::common::auth::{SECRET, SECRET_VAR, admin};
+    use crate::common::rounds::{clearing_model, round};
 
     let mut redis = common::redis::Redis::start().await;
     let script = clearing_model();

@@ -6,15 +6,13 @@
 //! Ignored by a plain `cargo test`, since it needs restate-server: `scripts/test` installs it
 //! with `scripts/peers install` and runs these with `--ignored`.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::durable::{PLANNED, STATE_SECRET, adding_then_answering, asked};
-use common::restate::Restate;
-use common::scratch::Scratch;
-use common::{answer, board_at, connect, free_addr};
+use crate::common::durable::{PLANNED, STATE_SECRET, adding_then_answering, asked};
+use crate::common::restate::Restate;
+use crate::common::scratch::Scratch;
+use crate::common::{self, answer, board_at, connect, free_addr};
 use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::json;
 
@@ -230,7 +228,7 @@ async fn a_board_killed_while_the_model_answers_goes_on_from_the_journal_once_re
 #[ignore = "needs restate-server and oidc-provider: LADOGA_RESTATE, LADOGA_ISSUER (scripts/peers install)"]
 #[cfg(not(feature = "legacy-spec"))]
 async fn a_durable_plan_week_under_oauth_runs_its_tools_with_the_callers_scopes() {
-    use common::rounds::{refused, request, text};
+    use crate::common::rounds::{refused, request, text};
 
     let issuer = common::issuer::Issuer::start().await;
     let script = adding_then_answering(Duration::ZERO);
@@ -755,7 +753,7 @@ async fn a_legacy_durable_task_started_on_one_replica_is_followed_and_read_on_an
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_legacy_durable_task_is_its_callers_on_every_replica() {
-    use common::legacy_http::{ask, initialized};
+    use crate::common::legacy_http::{ask, initialized};
 
     let script = adding_then_answering(Duration::from_secs(2));
     let model = script.serve().await.expect("the model's server");

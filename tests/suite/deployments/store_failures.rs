@@ -7,17 +7,14 @@
 //!
 //! MCP 2026-07-28 only: under `legacy-spec` a run never pauses. Ignored by a plain `cargo test`,
 //! since it needs `redis-server`: `scripts/test` installs it and runs these with `--ignored`.
-#![cfg(not(feature = "legacy-spec"))]
-
-mod common;
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::auth::{SECRET, SECRET_VAR, admin};
-use common::redis::Redis;
-use common::rounds::{approve, question, refused, round, text};
-use common::scratch::Scratch;
+use crate::common;
+use crate::common::auth::{SECRET, SECRET_VAR, admin};
+use crate::common::redis::Redis;
+use crate::common::rounds::{approve, question, refused, round, text};
+use crate::common::scratch::Scratch;
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer};
 use serde_json::{Value, json};
 

@@ -12,13 +12,11 @@
 //! interpreter in `LADOGA_PYTHON`, the TypeScript client's `node_modules` in `LADOGA_TS_SDK` and
 //! oidc-provider's folder in `LADOGA_ISSUER`.
 
-mod common;
-
 use std::time::Duration;
 
-use common::board_over_http_with;
-use common::issuer::{Issuer, IssuerOptions};
-use common::steps::Steps;
+use crate::common::issuer::{Issuer, IssuerOptions};
+use crate::common::steps::Steps;
+use crate::common::{self, board_over_http_with};
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

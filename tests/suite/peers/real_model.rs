@@ -3,14 +3,12 @@
 //! Ignored by a plain `cargo test`, since it needs that server; `scripts/test` starts it and runs
 //! this test with its base URL, as one can by hand:
 //! `LADOGA_REAL_MODEL_URL=$(scripts/model-server start 18234) cargo test -p ladoga-tests
-//! --test real_model -- --ignored`.
-
-mod common;
+//! --test suite -- --ignored peers::real_model::`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{board_over_http, text};
+use crate::common::{self, board_over_http, text};
 use ladoga::{REPORT_KEY, STREAM_LOGGER};
 use neva::prelude::*;
 use neva::types::notification::Notification;

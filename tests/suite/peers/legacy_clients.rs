@@ -19,9 +19,7 @@
 //! venv's interpreter in `LADOGA_PYTHON_LEGACY` and the `node_modules` folder in
 //! `LADOGA_TS_SDK_LEGACY`.
 
-mod common;
-
-use common::{board_over_http, peer};
+use crate::common::{self, board_over_http, peer};
 use serde_json::{Value, json};
 use tokio::process::Command;
 

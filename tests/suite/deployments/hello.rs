@@ -1,11 +1,9 @@
 //! The `hello` example as a newcomer runs it: the real binary over HTTP, a real MCP client, and
 //! the scripted model behind real HTTP, named by the environment variables `board` reads too.
 
-mod common;
-
 use std::process::Stdio;
 
-use common::{answer, connect, free_addr, wait_for};
+use crate::common::{self, answer, connect, free_addr, wait_for};
 use ladoga::testing::{Reply, ScriptedModel};
 use serde_json::json;
 

@@ -6,11 +6,9 @@
 //! The bodies are written on a socket of the test's own: a client writing a body the server
 //! will not read could be reset before it reads the answer.
 
-mod common;
-
 use std::net::SocketAddr;
 
-use common::{board_over_http, connect};
+use crate::common::{board_over_http, connect};
 use ladoga::testing::ScriptedModel;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -5,12 +5,10 @@
 //! neva 0.9's client reaches them only through `LiveTools::connect_url`'s relay; the model calls
 //! one of their tools and is told its answer.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use common::{board_at, free_addr, plan_week, wait_for};
+use crate::common::{self, board_at, free_addr, plan_week, wait_for};
 use ladoga::testing::{Reply, ScriptedModel};
 use neva::types::elicitation::{ElicitRequestParams, ElicitResult};
 use serde_json::{Value, json};

@@ -10,11 +10,9 @@
 //! of their venv in `LADOGA_AGENTS_PYTHON` and the Inspector's `node_modules` folder in
 //! `LADOGA_INSPECTOR`.
 
-mod common;
-
 use std::net::SocketAddr;
 
-use common::{board_over_http, peer};
+use crate::common::{board_over_http, peer};
 use ladoga::testing::ScriptedModel;
 use serde_json::{Value, json};
 use tokio::process::Command;
