@@ -22,11 +22,20 @@ use ladoga::schema::{NormalizedTools as _, SchemaProfile as _};
 use ladoga::store::{MemoryRuns as _, RedisStore as _, RunStore as _, Runs as _};
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer, SeenRequest};
 use ladoga::toolbox::{LiveTools as _, ToolPattern as _, ToolSelection as _, ToolUnion as _};
+// Names that moved between folders, kept where they were first documented.
+use ladoga::CALLER_MODEL_STATE_BYTES;
+use ladoga::context::{Compacted as _, estimate_tokens as _};
+use ladoga::model::CALLER_MODEL_STATE_BYTES as _;
+use ladoga::observe::metrics::{TOKEN_USAGE as _, serve as _};
+use ladoga::session::{
+    DEFAULT_SESSION_BYTES as _, DEFAULT_SESSIONS as _, DEFAULT_SESSIONS_PER_CALLER as _,
+    SessionBounds as _,
+};
 
 fn main() {
     let _ = (metrics::serve, metrics::describe, metrics::TOKEN_USAGE);
     let _: fn() -> bool = round_unlocked;
     let _ = (DEFAULT_TURNS, DEFAULT_DEPTH, DEFAULT_MAX_RESULT, DEFAULT_CALL_TIMEOUT);
     let _ = (DEFAULT_OUTPUT_RETRIES, DEFAULT_RETRIES, DEFAULT_STREAM_INTERVAL, PAUSED_RUN_TTL);
-    let _ = (REPORT_KEY, STREAM_LOGGER);
+    let _ = (REPORT_KEY, STREAM_LOGGER, CALLER_MODEL_STATE_BYTES);
 }

@@ -131,7 +131,10 @@ pub(crate) fn reported(
     is_error: bool,
 ) -> CallToolResponse {
     if let (Content::Text(text), Some(report)) = (&mut content, report) {
-        text.meta = Some(json!({ REPORT_KEY: report }));
+        // Moved in, not copied: `json!` would serialize the report into a value once more.
+        let mut meta = serde_json::Map::new();
+        meta.insert(REPORT_KEY.to_owned(), report);
+        text.meta = Some(Value::Object(meta));
     }
     CallToolResponse {
         content: vec![content],
