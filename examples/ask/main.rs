@@ -71,12 +71,28 @@ async fn main() -> ExitCode {
                 eprintln!("ask: `{}` answered with a tool error", cli.tool);
                 return ExitCode::FAILURE;
             }
+            say_cost(&result);
             ExitCode::SUCCESS
         }
         Err(error) => {
             eprintln!("ask: {error}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Says what the run cost, on stderr, when the result's report says: its `cost_usd`, or that it
+/// is unknown.
+fn say_cost(result: &CallToolResponse) {
+    let Some(first) = result.content.first() else {
+        return;
+    };
+    let block = serde_json::to_value(first).unwrap_or_default();
+    let report = &block["_meta"][ladoga::REPORT_KEY];
+    match report.get("cost_usd").map(|cost| cost.as_f64()) {
+        Some(Some(cost)) => eprintln!("ask: the run cost ${cost:.6}"),
+        Some(None) => eprintln!("ask: what the run cost is unknown (its model has no known price)"),
+        None => {}
     }
 }
 

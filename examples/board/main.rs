@@ -114,6 +114,11 @@ struct Cli {
         default_value = "qwen3"
     )]
     model: String,
+    /// What the model's tokens cost: `free` (a local model), or `IN,OUT` in US dollars a
+    /// million tokens read and written. Without it, genai-prices' price for `--model`, if it
+    /// has one; else each run's cost is unknown.
+    #[arg(long, value_name = "free|IN,OUT", env = "LADOGA_MODEL_PRICE", value_parser = model_price)]
+    model_price: Option<ladoga::Price>,
     /// Another MCP server (`http://HOST:PORT/PATH`) whose tools `plan_week` offers too, each
     /// as `remote_` and its name.
     #[arg(long, value_name = "URL")]
@@ -347,7 +352,15 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
             return ExitCode::FAILURE;
         }
     };
-    let model = ladoga::Model::new(client, &cli.model);
+    let mut model = ladoga::Model::new(client, &cli.model);
+    if let Some(price) = cli.model_price {
+        tracing::info!(
+            input = price.input(),
+            output = price.output(),
+            "the model's tokens are priced by --model-price (dollars a million tokens)"
+        );
+        model = model.with_price(price);
+    }
     let planner = planner::Planner::new(model.clone(), cli.caller_model);
     let remote = match &cli.remote {
         Some(url) => match remote::Remote::connect(url).await {
@@ -497,4 +510,25 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
 
     app.run().await;
     ExitCode::SUCCESS
+}
+
+/// `--model-price`: `free`, or `IN,OUT` dollars a million tokens.
+fn model_price(value: &str) -> Result<ladoga::Price, String> {
+    if value == "free" {
+        return Ok(ladoga::Price::FREE);
+    }
+    let parsed = value.split_once(',').and_then(|(input, output)| {
+        Some((
+            input.trim().parse::<f64>().ok()?,
+            output.trim().parse::<f64>().ok()?,
+        ))
+    });
+    match parsed {
+        Some((input, output)) if input >= 0.0 && output >= 0.0 => {
+            Ok(ladoga::Price::per_million_tokens(input, output))
+        }
+        _ => Err(format!(
+            "`{value}` is not `free` nor `IN,OUT` (dollars a million tokens, e.g. `0.15,0.60`)"
+        )),
+    }
 }

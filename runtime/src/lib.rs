@@ -7,6 +7,7 @@ pub mod access;
 pub mod approval;
 mod brief;
 pub mod context;
+pub mod cost;
 #[cfg(feature = "restate")]
 #[cfg_attr(docsrs, doc(cfg(feature = "restate")))]
 pub mod durable;
@@ -40,6 +41,7 @@ pub use ladoga_macros::orchestrator;
 pub use crate::access::TaskOwners;
 pub use crate::approval::Approvals;
 pub use crate::brief::IntoBrief;
+pub use crate::cost::Price;
 pub use crate::error::RunError;
 pub use crate::limits::{
     DEFAULT_MAX_ARGUMENTS, DEFAULT_OUTPUT_RETRIES, DEFAULT_RUN_TIMEOUT, DEFAULT_TURNS, Limits,

@@ -49,6 +49,10 @@ pub struct Outcome {
     /// The calls a crash cut in a durable run, to tools that may not run twice: not made again,
     /// and the model told their outcome is unknown (`restate` feature); empty otherwise.
     pub unknown: Vec<UnknownCall>,
+    /// What the run's model requests cost, in US dollars, the runs nested in it included;
+    /// `None` when a request's model has no known price, or its answer no usage (see
+    /// [`cost`](crate::cost)). Never `0` for an unknown price.
+    pub cost_usd: Option<f64>,
 }
 
 /// A call a crash cut in a durable run, to a tool that is neither read-only nor idempotent: it

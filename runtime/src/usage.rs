@@ -7,6 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::cost::Spent;
 use crate::outcome::TokenUsage;
 
 tokio::task_local! {
@@ -14,10 +15,11 @@ tokio::task_local! {
     static CALLER: Arc<SharedUsage>;
 }
 
-/// The tokens a run and every run nested in it used.
+/// The tokens a run and every run nested in it used, and what they cost.
 #[derive(Debug, Default)]
 pub(crate) struct SharedUsage {
     usage: Mutex<TokenUsage>,
+    spent: Mutex<Spent>,
     caller: Option<Arc<SharedUsage>>,
 }
 
@@ -26,6 +28,7 @@ impl SharedUsage {
     pub(crate) fn new() -> Arc<Self> {
         Arc::new(Self {
             usage: Mutex::default(),
+            spent: Mutex::default(),
             caller: CALLER.try_with(Arc::clone).ok(),
         })
     }
@@ -41,6 +44,33 @@ impl SharedUsage {
                 .add(usage);
             run = shared.caller.as_deref();
         }
+    }
+
+    /// Adds what one answer cost (`None`: its model has no known price) here and to every
+    /// caller up the chain, as it goes: a nested run's spend counts in its caller's at once.
+    pub(crate) fn spend(&self, cost: Option<f64>) {
+        let mut spent = Spent::default();
+        spent.add(cost);
+        self.spent_too(spent);
+    }
+
+    /// Adds `spent`, what a run had spent before it paused, here and up the chain.
+    pub(crate) fn spent_too(&self, spent: Spent) {
+        let mut run = Some(self);
+        while let Some(shared) = run {
+            (shared.spent.lock())
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .and(spent);
+            run = shared.caller.as_deref();
+        }
+    }
+
+    /// What the run and its nested runs spent so far.
+    pub(crate) fn spent(&self) -> Spent {
+        *self
+            .spent
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// How many runs the run starting on this task is nested in: 0 for one the MCP caller

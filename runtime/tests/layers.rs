@@ -16,6 +16,7 @@ const ORDER: &[&str] = &[
     "metrics",   // Prometheus names and records
     "approval",  // approvals and the model's questions
     "context",   // compaction's parts: sizes, notes, summaries
+    "cost",      // what a request costs
     "model",     // models, the caller's, fallbacks
     "testing",   // the scripted model
     "outcome",   // what a run ends with

@@ -62,11 +62,11 @@ mod record;
 
 pub use self::mcp::serve;
 pub use self::names::{
-    APPROVALS, HISTOGRAM_BUCKETS, MCP_OPERATION_DURATION, OPERATION_DURATION, RUN_TURNS,
-    RUNS_ENDED, RUNS_IN_FLIGHT, SESSIONS_LET_GO, STORE_ERRORS, TIME_TO_FIRST_CHUNK, TOKEN_USAGE,
-    TOOL_CALLS, UNKNOWN_TOOL, describe,
+    APPROVALS, HISTOGRAM_BUCKETS, MCP_OPERATION_DURATION, MODEL_COST, OPERATION_DURATION,
+    RUN_TURNS, RUNS_ENDED, RUNS_IN_FLIGHT, SESSIONS_LET_GO, STORE_ERRORS, TIME_TO_FIRST_CHUNK,
+    TOKEN_USAGE, TOOL_CALLS, UNKNOWN_TOOL, describe,
 };
 pub(crate) use self::record::{
-    approval, model_request, round_over, run_began, run_turns, session_let_go, store_failed,
-    tool_called,
+    approval, model_cost, model_request, round_over, run_began, run_turns, session_let_go,
+    store_failed, tool_called,
 };

@@ -24,6 +24,9 @@ pub const APPROVALS: &str = "ladoga_approvals_total";
 pub const STORE_ERRORS: &str = "ladoga_store_errors_total";
 /// Idle sessions let go to make room for another, a session bound reached.
 pub const SESSIONS_LET_GO: &str = "ladoga_sessions_let_go_total";
+/// What model requests cost, in millionths of a US dollar, by `gen_ai_request_model`: each
+/// request priced (see [`cost`](crate::cost)); one with no known price is not counted.
+pub const MODEL_COST: &str = "ladoga_model_cost_microdollars_total";
 /// MCP `tools/call` requests answered, in seconds, by `gen_ai_tool_name`.
 pub const MCP_OPERATION_DURATION: &str = "mcp_server_operation_duration_seconds";
 
@@ -103,6 +106,10 @@ pub fn describe() {
     describe_counter!(
         SESSIONS_LET_GO,
         "Idle sessions let go to make room for another, a session bound reached"
+    );
+    describe_counter!(
+        MODEL_COST,
+        "What priced model requests cost, in millionths of a US dollar, by model"
     );
     describe_histogram!(
         MCP_OPERATION_DURATION,

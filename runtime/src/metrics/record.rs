@@ -115,6 +115,15 @@ pub(crate) fn tool_called(offered: &[svir::Tool], tool: &str, failed: bool) {
     called.increment(1);
 }
 
+/// A request to `model` cost `cost` dollars, when its price is known.
+pub(crate) fn model_cost(model: &str, cost: Option<f64>) {
+    let Some(cost) = cost.filter(|cost| *cost > 0.0) else {
+        return;
+    };
+    let micros = (cost * 1_000_000.0).round() as u64;
+    counter!(MODEL_COST, "gen_ai_request_model" => model.to_owned()).increment(micros);
+}
+
 /// The caller answered an approval question with `decision`
 /// ([`Decision::name`](crate::Decision::name)).
 pub(crate) fn approval(decision: &'static str) {

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use svir::{Completion, ErrorKind, Event, Request};
 
+use crate::cost::Price;
 use crate::schema::SchemaProfile;
 
 /// How many times [`Model`] retries a rate-limited request unless told otherwise.
@@ -88,6 +89,20 @@ pub trait CompletionModel: Send + Sync {
     fn asks_caller(&self) -> bool {
         false
     }
+
+    /// What this model's tokens cost, when it says: else its price is looked up by its name
+    /// (and [`Self::price_provider`]) in genai-prices (see [`cost`](crate::cost)). `None` unless
+    /// the type says otherwise.
+    fn price(&self) -> Option<Price> {
+        None
+    }
+
+    /// The provider whose price genai-prices gives for this model's name (`"openai"`,
+    /// `"anthropic"`, …), when one name could be several providers'. `None` unless the type says
+    /// otherwise.
+    fn price_provider(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// The default model: an `svir::Client` for an OpenAI-compatible server, and the model name to
@@ -119,6 +134,8 @@ pub struct Model {
     /// How long one whole answer may take.
     response: Duration,
     schema_profile: SchemaProfile,
+    price: Option<Price>,
+    price_provider: Option<String>,
 }
 
 impl Model {
@@ -131,7 +148,34 @@ impl Model {
             first_token: None,
             response: DEFAULT_RESPONSE_TIMEOUT,
             schema_profile: SchemaProfile::default(),
+            price: None,
+            price_provider: None,
         }
+    }
+
+    /// Prices this model's tokens at `price`, instead of genai-prices' price for its name: for
+    /// a model the database does not know, or a local one ([`Price::FREE`]).
+    ///
+    /// # Examples
+    /// ```
+    /// use ladoga::{CompletionModel, Model, Price};
+    ///
+    /// let client = svir::Client::openai("http://127.0.0.1:1234").build()?;
+    /// let model = Model::new(client, "smollm2").with_price(Price::FREE);
+    /// assert_eq!(model.price(), Some(Price::FREE));
+    /// # Ok::<(), svir::Error>(())
+    /// ```
+    pub fn with_price(mut self, price: Price) -> Self {
+        self.price = Some(price);
+        self
+    }
+
+    /// Looks this model's price up as `provider`'s (genai-prices' provider id: `"openai"`,
+    /// `"anthropic"`, `"google"`, …): a model name several providers serve is priced as the
+    /// one that serves this request.
+    pub fn with_price_provider(mut self, provider: impl Into<String>) -> Self {
+        self.price_provider = Some(provider.into());
+        self
     }
 
     /// Offers the tools' input schemas in the form `profile`'s provider accepts (by default
@@ -245,6 +289,14 @@ impl CompletionModel for Model {
         self.schema_profile
     }
 
+    fn price(&self) -> Option<Price> {
+        self.price
+    }
+
+    fn price_provider(&self) -> Option<&str> {
+        self.price_provider.as_deref()
+    }
+
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
         self.complete_streaming(request, &|_| {}).await
     }
@@ -264,7 +316,12 @@ impl CompletionModel for Model {
                     tracing::info!(target: "ladoga", retried, ?wait, "the model server is rate limiting; retrying");
                     tokio::time::sleep(wait).await;
                 }
-                answer => return answer,
+                answer => {
+                    if answer.is_ok() {
+                        crate::cost::note(self.price, self.price_provider.as_deref());
+                    }
+                    return answer;
+                }
             }
         }
     }

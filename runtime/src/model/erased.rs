@@ -6,6 +6,7 @@ use std::pin::Pin;
 
 use svir::{Completion, Event, Request};
 
+use crate::cost::Price;
 use crate::model::CompletionModel;
 use crate::schema::SchemaProfile;
 
@@ -33,6 +34,12 @@ pub trait DynModel: Send + Sync {
 
     /// [`CompletionModel::asks_caller`].
     fn asks_caller(&self) -> bool;
+
+    /// [`CompletionModel::price`].
+    fn price(&self) -> Option<Price>;
+
+    /// [`CompletionModel::price_provider`].
+    fn price_provider(&self) -> Option<&str>;
 }
 
 impl<M: CompletionModel> DynModel for M {
@@ -62,6 +69,14 @@ impl<M: CompletionModel> DynModel for M {
     fn asks_caller(&self) -> bool {
         CompletionModel::asks_caller(self)
     }
+
+    fn price(&self) -> Option<Price> {
+        CompletionModel::price(self)
+    }
+
+    fn price_provider(&self) -> Option<&str> {
+        CompletionModel::price_provider(self)
+    }
 }
 
 #[diagnostic::do_not_recommend]
@@ -88,5 +103,13 @@ impl CompletionModel for dyn DynModel + '_ {
 
     fn asks_caller(&self) -> bool {
         DynModel::asks_caller(self)
+    }
+
+    fn price(&self) -> Option<Price> {
+        DynModel::price(self)
+    }
+
+    fn price_provider(&self) -> Option<&str> {
+        DynModel::price_provider(self)
     }
 }

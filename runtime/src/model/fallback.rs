@@ -205,7 +205,7 @@ impl CompletionModel for Fallback {
             .await
             {
                 Ok(done) => {
-                    note(name);
+                    note(&**model);
                     return Ok(done);
                 }
                 Err(error) => error,
@@ -271,14 +271,16 @@ fn every_one_failed(last: svir::Error, passed_over: &[String]) -> svir::Error {
     error.with_source(last)
 }
 
-/// Notes `model` as the one that answered, when the orchestration is listening.
-fn note(model: &str) {
+/// Notes `model` as the one that answered, when the orchestration is listening: its name, and
+/// how it is priced.
+fn note(model: &dyn erased::DynModel) {
     let _ = ANSWERED_BY.try_with(|slot| {
         let mut slot = slot.borrow_mut();
         if slot.is_none() {
-            *slot = Some(model.to_owned());
+            *slot = Some(model.name().to_owned());
         }
     });
+    crate::cost::note(model.price(), model.price_provider());
 }
 
 /// The model that answered a request: the run's own, or one a [`Fallback`] within it named.

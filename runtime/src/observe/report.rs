@@ -13,9 +13,12 @@ use crate::error::RunError;
 use crate::outcome::{Outcome, Stop};
 
 /// The `_meta` key the report is under: `{"stop": "answered", "turns": 2, "partial": false,
-/// "usage": {"input_tokens": 25, "output_tokens": 10}, "model": "qwen3", "first_token_ms": 180}`. `stop` is one of
-/// `answered`, `turns`, `deadline`, `budget`, `stuck` and `depth` ([`Stop::name`]); `model` is
-/// the model that answered the last request ([`Outcome::model`]), absent when none did;
+/// "usage": {"input_tokens": 25, "output_tokens": 10}, "model": "qwen3", "cost_usd": 0.00012,
+/// "first_token_ms": 180}`. `stop` is one of `answered`, `turns`, `deadline`, `budget`, `stuck`
+/// and `depth` ([`Stop::name`]); `model` is the model that answered the last request
+/// ([`Outcome::model`]), absent when none did; `cost_usd` is what the run's requests cost in US
+/// dollars, nested runs included, `null` when a model's price is unknown ([`Outcome::cost_usd`],
+/// [`cost`](crate::cost));
 /// `first_token_ms` is how long the first model request took to its first piece
 /// ([`Outcome::first_token`]), absent for a model that does not stream; `approvals` lists each
 /// call put to the caller, `{"tool": "clear_board", "arguments": {}, "decision": "approved"}`,
@@ -49,6 +52,8 @@ impl Outcome {
         if let Some(model) = &self.model {
             report["model"] = json!(model);
         }
+        // `null` when a request's price was unknown: never `0` for what was not counted.
+        report["cost_usd"] = json!(self.cost_usd);
         if let Some(first) = self.first_token {
             report["first_token_ms"] = json!(first.as_millis() as u64);
         }

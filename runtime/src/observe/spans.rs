@@ -38,6 +38,7 @@ pub(crate) fn run(model: &str, agent: Option<&str>) -> Span {
         ladoga.stop = Empty,
         ladoga.compactions = Empty,
         ladoga.compacted_tokens = Empty,
+        ladoga.cost_usd = Empty,
         error.type = Empty,
     )
 }
@@ -68,6 +69,9 @@ impl Watch {
         match run {
             Ok(outcome) => {
                 self.span.record("ladoga.turns", outcome.turns);
+                if let Some(cost) = outcome.cost_usd {
+                    self.span.record("ladoga.cost_usd", cost);
+                }
                 self.span.record("ladoga.stop", outcome.stop.name());
                 metrics::round_over(Some(outcome.stop.name()), None);
                 metrics::run_turns(outcome.stop.name(), outcome.turns);

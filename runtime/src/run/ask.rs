@@ -5,11 +5,13 @@
 //! answered noted (the run's own or a fallback's), the arguments of a call past their bound
 //! left out.
 
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use svir::{Completion, Request, Toolbox};
 use tracing::Instrument;
 
+use crate::cost::{self, Pricing};
 use crate::error::RunError;
 use crate::limits::arguments;
 use crate::metrics;
@@ -88,7 +90,15 @@ where
         };
         let listener = Listener::new(stream);
         let heard = |event: &svir::Event| listener.hear(event);
-        let answer = answered_by(model.complete_streaming(request, &heard));
+        // How the model that answered is priced, as it noted it: the journal of a durable run
+        // keeps only the answer and the fallback's name.
+        let noted: Mutex<Option<Pricing>> = Mutex::default();
+        let answer = async {
+            let answer = answered_by(model.complete_streaming(request, &heard));
+            let (answered, pricing) = cost::noted(answer).await;
+            *noted.lock().unwrap_or_else(PoisonError::into_inner) = pricing;
+            answered
+        };
         // Boxed and erased: the run's future is deep already, and a handler's holds it.
         let answer: std::pin::Pin<Box<dyn Future<Output = _> + Send + '_>> = Box::pin(
             crate::model::caller::serving(self.seams.caller.as_ref(), answer),
@@ -123,6 +133,17 @@ where
         };
         spans::answered(&span, &done, name);
         usage.add(done.usage);
+        let pricing =
+            (noted.into_inner().unwrap_or_else(PoisonError::into_inner)).unwrap_or_else(|| {
+                Pricing {
+                    price: model.price(),
+                    provider: model.price_provider().map(str::to_owned),
+                }
+            });
+        let (price, provider) = (pricing.price, pricing.provider.as_deref());
+        let cost = cost::cost(name, price, provider, done.usage);
+        metrics::model_cost(name, cost);
+        usage.spend(cost);
         Ok(Answer {
             done,
             by,

@@ -70,6 +70,7 @@ where
                 inquiries: run.inquiries,
                 unknown: run.unknown,
                 compacted: run.window.so_far(),
+                cost_usd: run.usage.spent().usd(),
             }),
         }
     }
@@ -129,6 +130,7 @@ where
                 .seams
                 .session
                 .and_then(|lease| lease.id().map(str::to_owned)),
+            cost_usd: run.usage.spent().usd(),
         }
     }
 }

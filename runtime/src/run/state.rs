@@ -10,6 +10,7 @@ use svir::{Completion, Request, ToolResult, Toolbox};
 use crate::approval::{self, Approval, Inquired};
 use crate::brief::IntoBrief;
 use crate::context::{Compacted, Counted, Window};
+use crate::cost::Spent;
 use crate::error::RunError;
 use crate::limits::repeats::Repeats;
 use crate::model::{AnsweredBy, CompletionModel};
@@ -122,6 +123,9 @@ struct Paused<R> {
     /// The provider's last count of the conversation, which its size is read from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     counted: Option<Counted>,
+    /// What the rounds so far cost; nothing in a run paused before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cost: Option<Spent>,
 }
 
 impl Run {
@@ -213,6 +217,9 @@ where
         })?;
         let (input, output) = paused.usage;
         usage.add(Some(svir::Usage::new(input, output)));
+        if let Some(cost) = paused.cost {
+            usage.spent_too(cost);
+        }
         Ok(Run {
             id: self.run_id(),
             usage,
@@ -239,6 +246,7 @@ where
             spent,
             compacted: run.window.so_far(),
             counted: run.window.counted(),
+            cost: Some(run.usage.spent()),
         };
         let bytes = serde_json::to_vec(&paused)
             .map_err(|error| RunError::Store(format!("the run could not be written: {error}")))?;

@@ -39,8 +39,12 @@ async fn prometheus_counts_the_runs_and_calls_the_test_made() {
     let script = planning_model().without_log();
     let model = script.serve().await.expect("serves");
     let admin = free_addr();
-    let (_board, addr) =
-        board_over_http_with(&model.url(), "scripted", &["--admin", &admin.to_string()]).await;
+    let (_board, addr) = board_over_http_with(
+        &model.url(),
+        "scripted",
+        &["--admin", &admin.to_string(), "--model-price", "100,1000"],
+    )
+    .await;
     wait_for(admin).await;
     let prometheus = Prometheus::scraping(admin, "board").await;
     let scraped = prometheus
@@ -105,6 +109,11 @@ async fn prometheus_counts_the_runs_and_calls_the_test_made() {
         (
             "sum(gen_ai_client_token_usage_sum{gen_ai_token_type=\"output\"})",
             15.0 * runs,
+        ),
+        // $100 a million tokens read, $1,000 written: 250 and 15 tokens a run, $0.04.
+        (
+            "sum(ladoga_model_cost_microdollars_total{gen_ai_request_model=\"scripted\"})",
+            40_000.0 * runs,
         ),
         ("sum(ladoga_runs_in_flight)", 0.0),
     ];

@@ -1,0 +1,99 @@
+//! A model's price, set by hand or looked up in genai-prices, and one request's cost.
+
+use std::collections::HashSet;
+use std::sync::{LazyLock, Mutex};
+
+use genai_prices::{PriceRequest, Usage, UsageKey};
+
+/// What a model's tokens cost, in US dollars per million tokens.
+///
+/// # Examples
+/// ```
+/// use ladoga::cost::Price;
+///
+/// let price = Price::per_million_tokens(0.15, 0.60);
+/// assert_eq!(price.input(), 0.15);
+/// assert_eq!(Price::FREE.output(), 0.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Price {
+    input: f64,
+    output: f64,
+}
+
+impl Price {
+    /// A model that costs nothing: a local one.
+    pub const FREE: Price = Price {
+        input: 0.0,
+        output: 0.0,
+    };
+
+    /// `input` dollars a million tokens read, `output` dollars a million tokens written.
+    pub fn per_million_tokens(input: f64, output: f64) -> Self {
+        Self { input, output }
+    }
+
+    /// Dollars a million tokens read.
+    pub fn input(&self) -> f64 {
+        self.input
+    }
+
+    /// Dollars a million tokens written.
+    pub fn output(&self) -> f64 {
+        self.output
+    }
+
+    /// What `usage` costs at this price, in dollars.
+    pub(crate) fn of(&self, usage: svir::Usage) -> f64 {
+        (usage.input as f64 * self.input + usage.output as f64 * self.output) / 1_000_000.0
+    }
+}
+
+/// The models genai-prices has no price for, each said once.
+static UNKNOWN: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(Mutex::default);
+
+/// What one answer of the model `name` cost, in dollars, its usage `usage`: at `price` when it
+/// has one, else at genai-prices' price for `name` (of `provider`, when it is known); none when
+/// the answer has no usage or the model no known price.
+pub(crate) fn cost(
+    name: &str,
+    price: Option<Price>,
+    provider: Option<&str>,
+    usage: Option<svir::Usage>,
+) -> Option<f64> {
+    let usage = usage?;
+    if let Some(price) = price {
+        return Some(price.of(usage));
+    }
+    // Known unknown: no lookup, and no allocation, again.
+    let key = match provider {
+        Some(provider) => std::borrow::Cow::Owned(format!("{provider}/{name}")),
+        None => std::borrow::Cow::Borrowed(name),
+    };
+    if lock().contains(key.as_ref()) {
+        return None;
+    }
+    let tokens = Usage::from([
+        (UsageKey::INPUT_TOKENS, usage.input as f64),
+        (UsageKey::OUTPUT_TOKENS, usage.output as f64),
+    ]);
+    let request = PriceRequest::new(name, &tokens);
+    let request = match provider {
+        Some(provider) => request.with_provider_id(provider),
+        None => request,
+    };
+    match genai_prices::calculate(&request) {
+        Ok(price) => Some(price.total_price),
+        Err(error) => {
+            tracing::warn!(target: "ladoga", model = name, provider, %error, "the model has no known price: the cost of its runs is unknown (set one with `Model::with_price`)");
+            lock().insert(key.into_owned());
+            None
+        }
+    }
+}
+
+fn lock() -> std::sync::MutexGuard<'static, HashSet<String>> {
+    UNKNOWN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
