@@ -5,7 +5,7 @@
 //! [`CompletionModel::price`](crate::CompletionModel::price) of your own), else the one Pydantic's
 //! [`genai-prices`](https://github.com/pydantic/genai-prices) database has for its name (and its
 //! provider, [`Model::with_price_provider`](crate::Model::with_price_provider), when one name
-//! could be several providers'). A model with no known price says so once, in the log, and a run
+//! could be several providers'). A model with no known price says so once, in the server's log at `debug`, and a run
 //! that asked it has an unknown cost: the report's `"cost_usd"` is `null`, never `0`. A local
 //! model is free when it is said to be: `Price::FREE`.
 //!

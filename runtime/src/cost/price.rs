@@ -85,9 +85,9 @@ pub(crate) fn cost(
     match genai_prices::calculate(&request) {
         Ok(price) => Some(price.total_price),
         Err(error) => {
-            // The server's operator is told, not the caller of the run: outside the request's
-            // span, which neva would send the caller as a log message.
-            tracing::warn!(target: "ladoga", parent: None, model = name, provider, %error, "the model has no known price: the cost of its runs is unknown (set one with `Model::with_price`)");
+            // The server's operator is told, not the caller of the run: at `debug`, outside the
+            // request's span, which neva would send a caller that asked for log messages.
+            tracing::debug!(target: "ladoga", parent: None, model = name, provider, %error, "the model has no known price: the cost of its runs is unknown (set one with `Model::with_price`)");
             lock().insert(key.into_owned());
             None
         }
