@@ -153,7 +153,7 @@ pub async fn board_at(
     env: &[(&str, &str)],
     stderr: std::process::Stdio,
 ) -> (tokio::process::Child, SocketAddr) {
-    let child = tokio::process::Command::new(exe("board"))
+    let mut child = tokio::process::Command::new(exe("board"))
         .envs(env.iter().copied())
         .args([
             "--http",
@@ -170,7 +170,7 @@ pub async fn board_at(
         .kill_on_drop(true)
         .spawn()
         .expect("the board binary starts");
-    wait_for(addr).await;
+    wait_for_child(&mut child, addr).await;
     (child, addr)
 }
 
@@ -189,17 +189,30 @@ pub fn client_for(addr: SocketAddr) -> Client {
     })
 }
 
-/// A loopback address no one listens on right now.
-pub fn free_addr() -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
-    listener.local_addr().expect("its address")
-}
+#[path = "../../workbench/load/loopback.rs"]
+mod loopback;
+pub use loopback::free_addr;
 
 /// Waits until something accepts connections at `addr`, for at most 30 seconds.
 pub async fn wait_for(addr: SocketAddr) {
     for _ in 0..300 {
         if tokio::net::TcpStream::connect(addr).await.is_ok() {
             return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("nothing listens at {addr} after 30 s");
+}
+
+/// Waits until the server `child` accepts connections at `addr`, for at most 30 seconds. A
+/// server that exits first fails the test at once, saying how it ended.
+pub async fn wait_for_child(child: &mut tokio::process::Child, addr: SocketAddr) {
+    for _ in 0..300 {
+        if tokio::net::TcpStream::connect(addr).await.is_ok() {
+            return;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the server meant to listen at {addr} ended first: {status}");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

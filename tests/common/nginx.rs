@@ -1,5 +1,7 @@
 //! nginx in front of replicas, as the load harness runs it (`workbench/load/balancer.rs`).
 
+use super::free_addr;
+
 #[path = "../../workbench/load/balancer.rs"]
 mod balancer;
 

@@ -1,5 +1,7 @@
 //! restate-server for the durable tests, as the load harness runs it (`workbench/load/restate.rs`).
 
+use super::free_addr;
+
 #[path = "../../workbench/load/restate.rs"]
 mod server;
 

@@ -11,9 +11,13 @@
 
 #[allow(dead_code)]
 mod common;
+#[path = "../load/loopback.rs"]
+mod loopback;
 #[allow(dead_code)]
 #[path = "../load/restate.rs"]
 mod restate;
+
+use loopback::free_addr;
 
 use std::sync::Arc;
 
@@ -102,9 +106,7 @@ fn main() {
                 .expect("the union loads"),
         );
         let restate = restate::Restate::start().await;
-        let endpoint = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free loopback port");
+        let endpoint = free_addr();
         let served = Endpoint::builder()
             .bind(Bench {
                 model: Arc::clone(&model),

@@ -45,15 +45,10 @@ impl Balancer {
         routing: Routing,
         endpoints: &[SocketAddr],
     ) -> Result<Self, String> {
-        let free = || {
-            std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|listener| listener.local_addr())
-                .map_err(|error| format!("no free loopback port: {error}"))
-        };
-        let addr = free()?;
+        let addr = super::free_addr();
         let restate = match endpoints.is_empty() {
             true => None,
-            false => Some(free()?),
+            false => Some(super::free_addr()),
         };
         let dir = std::env::temp_dir().join(format!(
             "ladoga-nginx-{}-{}",

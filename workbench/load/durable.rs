@@ -13,6 +13,7 @@ use ladoga::testing::{Reply, ScriptedModel, SeenRequest};
 use serde_json::{Value, json};
 
 use super::balancer::{Balancer, Routing};
+use super::free_addr;
 use super::latency::Latencies;
 use super::replicas::{Board, Launch};
 use super::restate::Restate;
@@ -43,7 +44,7 @@ pub async fn run(load: &Durable) -> Result<bool, Box<dyn std::error::Error>> {
     let script = ScriptedModel::from_fn(move |request| reply(request).after(delay));
     let model = script.serve().await?;
     let restate = Restate::start().await;
-    let (https, endpoints) = ([free()?, free()?], [free()?, free()?]);
+    let (https, endpoints) = ([free_addr(), free_addr()], [free_addr(), free_addr()]);
     let nginx = Balancer::start_with_endpoints(&https, Routing::RoundRobin, &endpoints).await?;
     let uri = format!(
         "http://{}",
@@ -299,9 +300,4 @@ async fn request(addr: SocketAddr, method: &str, mut params: Value) -> Result<Va
         .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
         .find(|message| message["id"] == 1)
         .ok_or_else(|| format!("no answer in {text}"))
-}
-
-/// A loopback address no one listens on right now.
-fn free() -> std::io::Result<SocketAddr> {
-    std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()
 }

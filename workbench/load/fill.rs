@@ -61,7 +61,7 @@ pub async fn run(fill: &Fill) -> Result<bool, Box<dyn std::error::Error>> {
         env: vec![("LADOGA_AUTH_SECRET".to_owned(), SECRET.to_owned())],
         token: Some(token("the harness")),
     };
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+    let addr = super::free_addr();
     let board = Board::start(&launch, addr).await?;
     let pid = board.pid().ok_or("the board exited at once")?;
     let sampler = Sampler::start(pid, Duration::from_millis(500));

@@ -42,12 +42,15 @@ mod balancer;
 mod durable;
 mod fill;
 mod latency;
+mod loopback;
 mod memory;
 mod redis;
 mod replicas;
 #[cfg(not(feature = "legacy-spec"))]
 mod restate;
 mod sessions;
+
+use loopback::free_addr;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -220,7 +223,7 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
     }
     let mut boards = Vec::new();
     for _ in 0..cli.replicas {
-        boards.push(replicas::Board::start(&launch, free_addr()?).await?);
+        boards.push(replicas::Board::start(&launch, loopback::free_addr()).await?);
     }
     let pids: Vec<u32> = (boards.iter())
         .map(|board| board.pid().ok_or("a board exited at once"))
@@ -471,9 +474,4 @@ fn children_cpu() -> Result<Duration, String> {
             + Duration::from_micros(time.tv_usec().max(0) as u64)
     };
     Ok(micros(usage.user_time()) + micros(usage.system_time()))
-}
-
-/// A loopback address no one listens on right now.
-fn free_addr() -> std::io::Result<SocketAddr> {
-    std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()
 }

@@ -14,7 +14,7 @@ impl Redis {
     /// Starts one, and waits until it accepts connections; why not, saying what to do when
     /// `redis-server` is not installed.
     pub async fn start() -> Result<Self, String> {
-        let addr = super::free_addr().map_err(|error| format!("no free port: {error}"))?;
+        let addr = super::free_addr();
         let child = tokio::process::Command::new("redis-server")
             .args(["--bind", "127.0.0.1", "--port", &addr.port().to_string()])
             .args(["--save", "", "--appendonly", "no"])

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use super::free_addr;
+
 /// A running restate-server.
 pub struct Restate {
     binary: PathBuf,
@@ -193,12 +195,6 @@ impl Restate {
         let stderr = std::fs::read_to_string(self.dir.join("stderr.log")).unwrap_or_default();
         panic!("restate-server did not answer within 30 s:\n{stderr}");
     }
-}
-
-/// A loopback address no one listens on right now.
-fn free_addr() -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
-    listener.local_addr().expect("its address")
 }
 
 impl Drop for Restate {
