@@ -2,7 +2,7 @@
 //! MCP client that called it (`ladoga::CallerModel`, through sampling), the board's own after it
 //! for a caller that cannot sample.
 
-use ladoga::{CallerModel, CompletionModel, Fallback, Model, SchemaProfile};
+use ladoga::{CallerModel, CompletionModel, Fallback, Model, Price, SchemaProfile};
 use svir::{Completion, Event, Request};
 
 /// `plan_week`'s model.
@@ -53,6 +53,20 @@ impl CompletionModel for Planner {
         match self {
             Self::Own(model) => model.schema_profile(),
             Self::Caller(models) => models.schema_profile(),
+        }
+    }
+
+    fn price(&self) -> Option<Price> {
+        match self {
+            Self::Own(model) => model.price(),
+            Self::Caller(models) => models.price(),
+        }
+    }
+
+    fn price_provider(&self) -> Option<&str> {
+        match self {
+            Self::Own(model) => model.price_provider(),
+            Self::Caller(models) => models.price_provider(),
         }
     }
 

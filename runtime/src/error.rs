@@ -40,6 +40,28 @@ pub enum RunError {
         /// The tokens used when the next request was due.
         used: u64,
     },
+    /// The next request could have taken the run past its dollar budget, under
+    /// [`OnLimit::Error`](crate::OnLimit::Error).
+    #[error(
+        "the run spent {spent}, and its next request could have taken it past {budget}, the \
+         dollar budget it had"
+    )]
+    BudgetUsd {
+        /// The budget: the tool's own, or less when its caller had less left.
+        budget: crate::cost::Dollars,
+        /// What the run had spent (nested runs included), as `$0.0123`.
+        spent: String,
+    },
+    /// The run has a dollar budget and its model no known price, so the budget could not hold:
+    /// no request was made to it.
+    #[error(
+        "the model `{model}` has no known price, so the dollar budget of this tool cannot hold: \
+         give the model a price (`Model::with_price`)"
+    )]
+    Unpriced {
+        /// The model's name.
+        model: String,
+    },
     /// The model kept making one call with the same arguments after it was told, under
     /// [`OnLimit::Error`](crate::OnLimit::Error).
     #[error("the model was stuck: it kept calling `{tool}` with the same arguments")]

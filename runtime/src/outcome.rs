@@ -78,6 +78,9 @@ pub enum Stop {
     Deadline,
     /// The run's tokens ran out ([`Limits::budget`](crate::Limits::budget)).
     Budget,
+    /// The run's dollars ran out: the next request could have taken it past its dollar budget
+    /// ([`Limits::budget_usd`](crate::Limits::budget_usd)).
+    BudgetUsd,
     /// The model kept making the same call ([`Limits::repeat`](crate::Limits::repeat)).
     Stuck,
     /// The run was nested as deep as its depth bound lets calls go
@@ -87,14 +90,15 @@ pub enum Stop {
 }
 
 impl Stop {
-    /// The name a report gives it: `answered`, `turns`, `deadline`, `budget`, `stuck` or
-    /// `depth`.
+    /// The name a report gives it: `answered`, `turns`, `deadline`, `budget`, `budget_usd`,
+    /// `stuck` or `depth`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Answered => "answered",
             Self::TurnLimit => "turns",
             Self::Deadline => "deadline",
             Self::Budget => "budget",
+            Self::BudgetUsd => "budget_usd",
             Self::Stuck => "stuck",
             Self::Depth => "depth",
         }
@@ -107,6 +111,7 @@ impl Stop {
             Self::TurnLimit,
             Self::Deadline,
             Self::Budget,
+            Self::BudgetUsd,
             Self::Stuck,
             Self::Depth,
         ]

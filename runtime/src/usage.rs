@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::cost::Spent;
+use crate::cost::{Dollars, Spent};
 use crate::outcome::TokenUsage;
 
 tokio::task_local! {
@@ -20,17 +20,61 @@ tokio::task_local! {
 pub(crate) struct SharedUsage {
     usage: Mutex<TokenUsage>,
     spent: Mutex<Spent>,
+    /// The run's own dollar budget, if it has one.
+    budget: Option<Dollars>,
     caller: Option<Arc<SharedUsage>>,
+}
+
+/// What is left of the tightest dollar budget of a run and the runs it is nested in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Left {
+    /// The budget.
+    pub(crate) budget: Dollars,
+    /// What the run that has it spent, the runs nested in it included.
+    pub(crate) spent: f64,
+}
+
+impl Left {
+    /// The dollars left.
+    pub(crate) fn usd(&self) -> f64 {
+        self.budget.get() - self.spent
+    }
 }
 
 impl SharedUsage {
     /// The usage of a new run, nested in the run whose tool call this task runs, if any.
     pub(crate) fn new() -> Arc<Self> {
+        Self::budgeted(None)
+    }
+
+    /// [`Self::new`], for a run with a dollar budget of its own.
+    pub(crate) fn budgeted(budget: Option<Dollars>) -> Arc<Self> {
         Arc::new(Self {
             usage: Mutex::default(),
             spent: Mutex::default(),
+            budget,
             caller: CALLER.try_with(Arc::clone).ok(),
         })
+    }
+
+    /// What is left of the tightest dollar budget here and up the chain, when any has one: a
+    /// nested run has at most what each run it is nested in has left.
+    pub(crate) fn left(&self) -> Option<Left> {
+        let mut tightest: Option<Left> = None;
+        let mut run = Some(self);
+        while let Some(shared) = run {
+            if let Some(budget) = shared.budget {
+                let here = Left {
+                    budget,
+                    spent: shared.spent().usd,
+                };
+                if tightest.is_none_or(|left| here.usd() < left.usd()) {
+                    tightest = Some(here);
+                }
+            }
+            run = shared.caller.as_deref();
+        }
+        tightest
     }
 
     /// Adds one answer's usage here and to every caller up the chain.

@@ -16,11 +16,14 @@
 //! report's `"cost_usd"` (a nested run's cost in its caller's), the run's `invoke_agent` span
 //! (`ladoga.cost_usd`), and the counter `ladoga_model_cost_microdollars_total` by model.
 
+mod dollars;
 mod noted;
 mod price;
 mod spent;
 
+pub use self::dollars::Dollars;
+pub(crate) use self::dollars::usd;
 pub(crate) use self::noted::{Pricing, note, noted};
 pub use self::price::Price;
-pub(crate) use self::price::cost;
+pub(crate) use self::price::{cost, price_of};
 pub(crate) use self::spent::Spent;

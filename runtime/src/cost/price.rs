@@ -1,6 +1,6 @@
 //! A model's price, set by hand or looked up in genai-prices, and one request's cost.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{LazyLock, Mutex};
 
 use genai_prices::{PriceRequest, Usage, UsageKey};
@@ -29,7 +29,7 @@ impl Price {
     };
 
     /// `input` dollars a million tokens read, `output` dollars a million tokens written.
-    pub fn per_million_tokens(input: f64, output: f64) -> Self {
+    pub const fn per_million_tokens(input: f64, output: f64) -> Self {
         Self { input, output }
     }
 
@@ -47,6 +47,38 @@ impl Price {
     pub(crate) fn of(&self, usage: svir::Usage) -> f64 {
         (usage.input as f64 * self.input + usage.output as f64 * self.output) / 1_000_000.0
     }
+}
+
+/// Prices genai-prices gives by model (`provider/name`), looked up once each.
+static LOOKED_UP: LazyLock<Mutex<HashMap<String, Option<Price>>>> = LazyLock::new(Mutex::default);
+
+/// The price of the model `name` before it answers: `price` when it has one, else
+/// genai-prices' for `name` (of `provider`, when it is known); none when no price is known.
+pub(crate) fn price_of(name: &str, price: Option<Price>, provider: Option<&str>) -> Option<Price> {
+    if price.is_some() {
+        return price;
+    }
+    let key = match provider {
+        Some(provider) => format!("{provider}/{name}"),
+        None => name.to_owned(),
+    };
+    let mut looked_up = LOOKED_UP
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    *looked_up.entry(key).or_insert_with(|| {
+        let per_million = |key| {
+            let tokens = Usage::from([(key, 1_000_000.0)]);
+            let request = PriceRequest::new(name, &tokens);
+            let request = match provider {
+                Some(provider) => request.with_provider_id(provider),
+                None => request,
+            };
+            genai_prices::calculate(&request).ok().map(|price| price.total_price)
+        };
+        let input = per_million(UsageKey::INPUT_TOKENS)?;
+        let output = per_million(UsageKey::OUTPUT_TOKENS)?;
+        Some(Price::per_million_tokens(input, output))
+    })
 }
 
 /// The models genai-prices has no price for, each said once.

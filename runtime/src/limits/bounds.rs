@@ -3,6 +3,7 @@
 use std::num::{NonZeroU64, NonZeroUsize};
 use std::time::Duration;
 
+use crate::cost::Dollars;
 use crate::limits::{DEFAULT_MAX_ARGUMENTS, DEFAULT_MAX_RESULT, OnLimit};
 use crate::outcome::TokenUsage;
 
@@ -45,6 +46,10 @@ pub struct Limits {
     /// At most this many tokens (input and output, every turn, the runs of orchestrators it
     /// calls in-process included), checked before each request.
     pub budget: Option<NonZeroU64>,
+    /// At most this many dollars, the runs of orchestrators it calls in-process included,
+    /// checked before each request against what was spent and the request's worst case
+    /// ([`Limits::budget_usd`]).
+    pub budget_usd: Option<Dollars>,
     /// The same tool with the same arguments this many times in a run is a stuck model.
     pub repeat: Option<NonZeroUsize>,
     /// What happens at any of the bounds above.
@@ -74,6 +79,7 @@ impl Limits {
             turns: DEFAULT_TURNS,
             timeout: Some(DEFAULT_RUN_TIMEOUT),
             budget: None,
+            budget_usd: None,
             repeat: None,
             on_limit: OnLimit::default(),
             max_result: DEFAULT_MAX_RESULT,
@@ -123,6 +129,33 @@ impl Limits {
     /// (input and output, summed over the turns) are used.
     pub fn budget(mut self, tokens: NonZeroU64) -> Self {
         self.budget = Some(tokens);
+        self
+    }
+
+    /// Stops the run as [`Stop::BudgetUsd`](crate::Stop::BudgetUsd) before a request that could
+    /// take what the run spent past `dollars`: what it spent so far (the runs of orchestrators it
+    /// calls in-process included, and what `with` servers that are Ladoga servers say they spent),
+    /// plus the request's worst case, its input tokens at the model's input price and its output
+    /// limit at the output price. A request without an output limit of its own is sent with one
+    /// when what is left would not pay for 4,096 tokens, and not sent when it would not pay for
+    /// 256. An orchestrator called in-process has at most what this run has left.
+    ///
+    /// The model must have a known price ([`cost`](crate::cost)): a run under a dollar budget
+    /// does not ask a model whose price it does not know, and fails saying so.
+    ///
+    /// # Panics
+    /// When `dollars` is not a positive, finite number; `#[orchestrator(budget_usd = …)]`
+    /// checks it at compile time.
+    ///
+    /// # Examples
+    /// ```
+    /// let limits = ladoga::Limits::new().budget_usd(0.50);
+    /// assert_eq!(limits.budget_usd.unwrap().get(), 0.50);
+    /// ```
+    pub fn budget_usd(mut self, dollars: f64) -> Self {
+        let budget = Dollars::new(dollars);
+        self.budget_usd =
+            Some(budget.unwrap_or_else(|| panic!("a dollar budget is a positive amount, not {dollars}")));
         self
     }
 

@@ -8,6 +8,7 @@ use std::future::Future;
 
 use svir::{Completion, ErrorKind, Event, Request};
 
+use crate::cost::{self, Price};
 use crate::model::CompletionModel;
 use crate::model::erased;
 use crate::schema::SchemaProfile;
@@ -179,6 +180,26 @@ impl CompletionModel for Fallback {
         } else {
             SchemaProfile::default()
         }
+    }
+
+    /// The dearest of its models' prices, when each has a known one: what a dollar budget
+    /// counts a request at before it knows which model answers. The one that answered notes its
+    /// own, which its cost is reckoned at.
+    fn price(&self) -> Option<Price> {
+        let mut dearest: Option<Price> = None;
+        for model in &self.models {
+            let name = erased::DynModel::name(&**model);
+            let price = erased::DynModel::price(&**model);
+            let provider = erased::DynModel::price_provider(&**model);
+            let price = cost::price_of(name, price, provider)?;
+            dearest = match dearest {
+                Some(dear) if dear.input() + dear.output() >= price.input() + price.output() => {
+                    Some(dear)
+                }
+                _ => Some(price),
+            };
+        }
+        dearest
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {

@@ -123,6 +123,7 @@ impl RunError {
             Self::TurnLimit { .. } => Some(Stop::TurnLimit),
             Self::Deadline { .. } => Some(Stop::Deadline),
             Self::Budget { .. } => Some(Stop::Budget),
+            Self::BudgetUsd { .. } => Some(Stop::BudgetUsd),
             Self::Stuck { .. } => Some(Stop::Stuck),
             _ => None,
         }

@@ -124,6 +124,7 @@ fn error_type(error: &RunError) -> &'static str {
         RunError::Store(_) => "store",
         RunError::Stopped { .. } => "stopped",
         RunError::TooLong { .. } => "context",
+        RunError::Unpriced { .. } => "unpriced",
         RunError::SessionUnknown
         | RunError::SessionBusy { .. }
         | RunError::SessionLimit { .. }
@@ -132,6 +133,7 @@ fn error_type(error: &RunError) -> &'static str {
         RunError::TurnLimit { .. }
         | RunError::Deadline { .. }
         | RunError::Budget { .. }
+        | RunError::BudgetUsd { .. }
         | RunError::Stuck { .. } => error.stop().map_or("bound", |stop| stop.name()),
     }
 }

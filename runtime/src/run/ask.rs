@@ -57,6 +57,21 @@ where
         Ok(run.heard(answer))
     }
 
+    /// [`Self::ask_turn`], its output limited to `cap` tokens when the dollar budget says so.
+    pub(super) async fn ask_turn_within(
+        &self,
+        run: &mut Run,
+        cap: Option<u64>,
+    ) -> Result<Completion, Halt> {
+        let Some(cap) = cap else {
+            return self.ask_turn(run).await;
+        };
+        let own = run.request.max_tokens.replace(cap);
+        let done = self.ask_turn(run).await;
+        run.request.max_tokens = own;
+        done
+    }
+
     /// [`Self::ask`] of the run's own model, before `deadline` if there is one, else the run
     /// fails at its deadline.
     pub(crate) async fn ask_by(

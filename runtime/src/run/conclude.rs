@@ -2,6 +2,7 @@
 
 use svir::{Completion, Message, Request, ToolChoice, Toolbox};
 
+use crate::cost;
 use crate::error::RunError;
 use crate::limits::{OnLimit, partial};
 use crate::model::CompletionModel;
@@ -99,6 +100,13 @@ where
             Stop::Budget => RunError::Budget {
                 budget: limits.budget.map_or(0, |budget| budget.get()),
                 used: run.usage.get().total(),
+            },
+            Stop::BudgetUsd => match run.usage.left() {
+                Some(left) => RunError::BudgetUsd {
+                    budget: left.budget,
+                    spent: cost::usd(left.spent),
+                },
+                None => RunError::TurnLimit { turns: run.turns },
             },
             Stop::Stuck => RunError::Stuck {
                 tool: run.stuck_on.clone().unwrap_or_default(),

@@ -11,6 +11,7 @@
 //! - `ask.rs`: one model request, the only way the run asks a model anything;
 //! - `pause.rs`: a pause, handed up as a value and made the run's error in one place;
 //! - `compact.rs`: compaction (`context`), before a request past the bound;
+//! - `spend.rs`: the dollar budget, checked before each turn's request;
 //! - `conclude.rs`: the outcome, and the policy at a bound;
 //! - `typed.rs`: a typed answer (`output = T`);
 //! - `drain.rs`: the server's shutdown;
@@ -30,6 +31,7 @@ pub(crate) mod recorder;
 mod seams;
 mod search;
 mod settings;
+mod spend;
 mod state;
 #[cfg(test)]
 mod tests;

@@ -16,6 +16,7 @@ use crate::observe::spans;
 use crate::outcome::{Stop, UnknownCall};
 use crate::run::pause::{Halt, Pause};
 use crate::run::recorder::unknown_outcome;
+use crate::run::spend::Afford;
 use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration, Screen};
 use crate::schema::{SchemaProfile, absent_nulls};
@@ -102,7 +103,12 @@ where
                         return Ok(Ended::Limit(Stop::Budget)); // budget
                     }
                     self.compact(run).await?; // context
-                    let done = self.ask_turn(run).await?; // the model request
+                    let cap = match self.afford(run)? {
+                        Afford::Yes => None,
+                        Afford::Capped(tokens) => Some(tokens),
+                        Afford::No => return Ok(Ended::Limit(Stop::BudgetUsd)), // budget_usd
+                    };
+                    let done = self.ask_turn_within(run, cap).await?; // the model request
                     if done.calls.is_empty() {
                         run.progress.answered(run.turns).await;
                         return Ok(Ended::Answered(done, Stop::Answered));
