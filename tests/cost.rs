@@ -1,8 +1,10 @@
 //! What a run costs, through a real neva server and client with the scripted model over HTTP
 //! reporting usage: the report's `cost_usd` against genai-prices' own price for the model, a
 //! price set by hand, a model with no known price (`null`, never `0`), and a nested run's cost
-//! counted in its caller's.
+//! counted in its caller's; and a dollar budget at every depth (`cost/budget.rs`).
 
+#[path = "cost/budget.rs"]
+mod budget;
 mod common;
 
 use common::{Server, text};

@@ -1,0 +1,290 @@
+//! A dollar budget at every depth: `top` calls `middle`, which calls `bottom`, which jots; the
+//! budget is `top`'s, which the runs nested in it share, sized to run out at the first request of
+//! each level in turn, under each `on_limit`. Whatever the level and the policy, the call ends
+//! with its policy's answer: never a hang, never a lost result.
+//!
+//! The model reads for free and writes at $10 a million tokens, and each answer reports 200
+//! tokens written: $0.002 a request. A request goes when what is left pays for 256 tokens
+//! written ($0.00256): the requests before the level's first each spend $0.002, so a budget of
+//! $0.002, $0.004 and $0.006 runs out at the first request of `top`, `middle` and `bottom`.
+
+use ladoga::testing::{Reply, ScriptedModel};
+use ladoga::{Model, Price, REPORT_KEY, orchestrator};
+use neva::prelude::*;
+use serde_json::{Value, json};
+
+use super::common::{Server, text};
+
+/// What the model's answers cost.
+const PRICE: Price = Price::per_million_tokens(0.0, 10.0);
+
+/// One chain of three orchestrators under `on_limit = $policy`, the first with `budget_usd =
+/// $budget`, each named in its brief so that the model knows whose request it answers.
+macro_rules! chain {
+    ($top:ident, $middle:ident = $middle_name:tt, $bottom:ident = $bottom_name:tt, $policy:tt, $budget:tt) => {
+        #[orchestrator(tools = [$middle_name], on_limit = $policy, budget_usd = $budget)]
+        async fn $top(focus: String) -> String {
+            format!("Top: plan {focus}.")
+        }
+
+        #[orchestrator(tools = [$bottom_name], on_limit = $policy)]
+        async fn $middle(topic: String) -> String {
+            format!("Middle: look into {topic}.")
+        }
+
+        #[orchestrator(tools = ["jot"], on_limit = $policy)]
+        async fn $bottom(topic: String) -> String {
+            format!("Bottom: note {topic}.")
+        }
+    };
+}
+
+chain!(
+    error_1,
+    error_1_middle = "error_1_middle",
+    error_1_bottom = "error_1_bottom",
+    "error",
+    0.002
+);
+chain!(
+    error_2,
+    error_2_middle = "error_2_middle",
+    error_2_bottom = "error_2_bottom",
+    "error",
+    0.004
+);
+chain!(
+    error_3,
+    error_3_middle = "error_3_middle",
+    error_3_bottom = "error_3_bottom",
+    "error",
+    0.006
+);
+chain!(
+    partial_1,
+    partial_1_middle = "partial_1_middle",
+    partial_1_bottom = "partial_1_bottom",
+    "partial",
+    0.002
+);
+chain!(
+    partial_2,
+    partial_2_middle = "partial_2_middle",
+    partial_2_bottom = "partial_2_bottom",
+    "partial",
+    0.004
+);
+chain!(
+    partial_3,
+    partial_3_middle = "partial_3_middle",
+    partial_3_bottom = "partial_3_bottom",
+    "partial",
+    0.006
+);
+chain!(
+    answer_1,
+    answer_1_middle = "answer_1_middle",
+    answer_1_bottom = "answer_1_bottom",
+    "answer",
+    0.002
+);
+chain!(
+    answer_2,
+    answer_2_middle = "answer_2_middle",
+    answer_2_bottom = "answer_2_bottom",
+    "answer",
+    0.004
+);
+chain!(
+    answer_3,
+    answer_3_middle = "answer_3_middle",
+    answer_3_bottom = "answer_3_bottom",
+    "answer",
+    0.006
+);
+
+/// Each level calls the next once (`top` its middle, `middle` its bottom, `bottom` jots), then
+/// answers; asked for a last answer with no tool (`on_limit = "answer"`), it answers at once.
+/// Every answer reports 200 tokens written.
+fn script() -> ScriptedModel {
+    ScriptedModel::from_fn(|seen| {
+        let brief = seen.first_user_text().unwrap_or_default();
+        let level = brief.split(':').next().unwrap_or_default().to_owned();
+        let last = seen.tool_choice() == Some(&json!("none"));
+        let offered = seen.tool_names();
+        let reply = match (last, seen.tool_results().len(), offered.first()) {
+            (false, 0, Some(next)) => {
+                let arguments = match next.as_str() {
+                    "jot" => json!({"line": "a line"}),
+                    _ => json!({"topic": "the venue"}),
+                };
+                Reply::call(next.clone(), arguments)
+            }
+            _ => Reply::text(format!("{level} answered.")),
+        };
+        reply.with_usage(1_000, 200)
+    })
+}
+
+/// The call of `tool` on a server whose model is priced at [`PRICE`]: its result's text, whether
+/// it is an error, and its report; and what the model was asked.
+async fn call(tool: &str) -> (String, bool, Value, Vec<ladoga::testing::SeenRequest>) {
+    call_priced(tool, Some(PRICE)).await
+}
+
+/// [`call`], the model priced at `price`, or at what genai-prices knows of it (nothing).
+async fn call_priced(
+    tool: &str,
+    price: Option<Price>,
+) -> (String, bool, Value, Vec<ladoga::testing::SeenRequest>) {
+    let script = script();
+    let served = script.serve().await.expect("serves");
+    let mut model = served.model();
+    if let Some(price) = price {
+        model = model.with_price(price);
+    }
+    let running = Server::start(App::new().add_singleton::<Model>(model)).await;
+    let client = super::common::connect(running.addr).await;
+    let tools = client.tools();
+    let called = tools.call(tool, [("focus", "the offsite")]);
+    let result = tokio::time::timeout(std::time::Duration::from_secs(30), called)
+        .await
+        .expect("the call ends: no hang")
+        .expect("tools/call");
+    let block = serde_json::to_value(&result.content[0]).expect("JSON");
+    let outcome = (
+        text(&result),
+        result.is_error,
+        block["_meta"][REPORT_KEY].clone(),
+        script.requests(),
+    );
+    client.disconnect().await.expect("disconnects");
+    running.stop().await;
+    outcome
+}
+
+/// The levels whose requests the model answered, in order.
+fn asked(requests: &[ladoga::testing::SeenRequest]) -> Vec<String> {
+    requests
+        .iter()
+        .map(|seen| {
+            let brief = seen.first_user_text().unwrap_or_default();
+            brief.split(':').next().unwrap_or_default().to_owned()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn under_error_the_level_that_runs_out_fails_and_so_does_each_caller_above_it() {
+    // Out at `top`'s first request: nothing is asked, the call fails saying why.
+    let (text, error, _, requests) = call("error_1").await;
+    assert!(error, "{text}");
+    assert!(
+        text.contains("dollar budget") && text.contains("$0.002"),
+        "{text}"
+    );
+    assert!(requests.is_empty());
+    // Out at `middle`'s: `top` asked once; `middle` fails, and `top`, with nothing left, too.
+    let (text, error, _, requests) = call("error_2").await;
+    assert!(error, "{text}");
+    assert!(text.contains("the run spent $0.002"), "{text}");
+    assert_eq!(asked(&requests), ["Top"]);
+    // Out at `bottom`'s: the two above asked once each, and each fails in turn.
+    let (text, error, _, requests) = call("error_3").await;
+    assert!(error, "{text}");
+    assert!(
+        text.contains("the run spent $0.004") && text.contains("$0.006"),
+        "{text}"
+    );
+    assert_eq!(asked(&requests), ["Top", "Middle"]);
+}
+
+#[tokio::test]
+async fn under_partial_each_level_hands_up_the_work_it_did() {
+    let (text, error, report, requests) = call("partial_1").await;
+    assert!(!error, "{text}");
+    assert!(
+        text.starts_with("[partial: the run stopped at its budget_usd bound]"),
+        "{text}"
+    );
+    assert_eq!(report["stop"], "budget_usd", "{report}");
+    assert!(requests.is_empty());
+
+    let (text, error, report, requests) = call("partial_2").await;
+    assert!(!error, "{text}");
+    assert_eq!(report["stop"], "budget_usd", "{report}");
+    assert_eq!(asked(&requests), ["Top"]);
+    // Near the bound, the request's output is limited to what is left: $0.004 pays for 400
+    // tokens written.
+    let body = requests[0].body();
+    let limit = body.get("max_completion_tokens").or(body.get("max_tokens"));
+    assert_eq!(limit, Some(&json!(400)), "{body}");
+    // `middle`'s partial answer is `top`'s one tool result.
+    assert_eq!(
+        text.matches("[partial: the run stopped at its budget_usd bound]")
+            .count(),
+        2,
+        "{text}"
+    );
+    assert!(
+        report["cost_usd"].as_f64().unwrap() <= 0.004 + 1e-12,
+        "{report}"
+    );
+
+    let (text, error, report, requests) = call("partial_3").await;
+    assert!(!error, "{text}");
+    assert_eq!(asked(&requests), ["Top", "Middle"]);
+    // `bottom`'s partial inside `middle`'s inside `top`'s.
+    assert_eq!(
+        text.matches("[partial: the run stopped at its budget_usd bound]")
+            .count(),
+        3,
+        "{text}"
+    );
+    assert!(
+        report["cost_usd"].as_f64().unwrap() <= 0.006 + 1e-12,
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn under_answer_each_level_asks_once_more_and_its_caller_reads_that_answer() {
+    let (text, error, report, requests) = call("answer_1").await;
+    assert!(!error, "{text}");
+    assert_eq!(text, "Top answered.");
+    assert_eq!(report["stop"], "budget_usd", "{report}");
+    assert_eq!(asked(&requests), ["Top"]);
+
+    let (text, error, report, requests) = call("answer_2").await;
+    assert!(!error, "{text}");
+    assert_eq!(text, "Top answered.");
+    assert_eq!(report["stop"], "budget_usd", "{report}");
+    // `top`'s call, `middle`'s last answer, then `top`'s own.
+    assert_eq!(asked(&requests), ["Top", "Middle", "Top"]);
+    let middle = &requests[2].tool_results()[0].1;
+    assert_eq!(middle, "Middle answered.");
+
+    let (text, error, report, requests) = call("answer_3").await;
+    assert!(!error, "{text}");
+    assert_eq!(text, "Top answered.");
+    assert_eq!(
+        asked(&requests),
+        ["Top", "Middle", "Bottom", "Middle", "Top"]
+    );
+    // Three last answers past the bound, $0.002 each, on the $0.004 the first two spent.
+    assert!(
+        (report["cost_usd"].as_f64().unwrap() - 0.010).abs() < 1e-12,
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn a_model_with_no_known_price_is_not_asked_under_a_dollar_budget() {
+    let (text, error, _, requests) = call_priced("partial_3", None).await;
+    assert!(error, "{text}");
+    assert!(
+        text.contains("has no known price") && text.contains("with_price"),
+        "{text}"
+    );
+    assert!(requests.is_empty());
+}
