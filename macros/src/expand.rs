@@ -346,6 +346,12 @@ fn limits(args: &Args) -> Vec<TokenStream> {
         let value = budget.value.get() as u64;
         calls.push(quote_spanned! { budget.span => .budget(const { #private::tokens(#value) }) });
     }
+    if let Some(dollars) = &args.budget_usd {
+        // Positive and finite, as `Limits::budget_usd` needs: checked when the value was parsed.
+        let mut value = proc_macro2::Literal::f64_unsuffixed(dollars.value);
+        value.set_span(dollars.span);
+        calls.push(quote_spanned! { dollars.span => .budget_usd(#value) });
+    }
     if let Some(repeat) = &args.repeat {
         let value = repeat.value.get();
         calls.push(quote_spanned! { repeat.span => .repeat(const { #private::bound(#value) }) });
@@ -461,6 +467,21 @@ mod tests {
         )
         .to_string();
         assert!(alone.contains("add `context = 32000`"), "{alone}");
+    }
+
+    #[test]
+    fn budget_usd_is_a_limits_call_with_a_float() {
+        for (attr, call) in [
+            (quote! { budget_usd = 0.50 }, ". budget_usd (0.5)"),
+            (quote! { budget_usd = 2 }, ". budget_usd (2.0)"),
+        ] {
+            let out = orchestrator(
+                attr,
+                quote! { async fn plan(focus: String) -> String { focus } },
+            )
+            .to_string();
+            assert!(out.contains(call), "{out}");
+        }
     }
 
     #[test]

@@ -41,6 +41,7 @@ struct Plan {
     call_timeout = "20s",
     stream = "500ms",
     budget = 20000,
+    budget_usd = 0.50,
     context = 32000,
     repeat = 3,
     max_result = 8000,

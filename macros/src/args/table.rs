@@ -10,7 +10,7 @@ use super::Args;
 use super::patterns::{approve, deferred, patterns};
 use super::time::{stream, timeout};
 use super::uri::{prompt, uris};
-use super::values::{bound, count, list, policy, repeat, session, string, strings};
+use super::values::{bound, count, dollars, list, policy, repeat, session, string, strings};
 use crate::errors::Errors;
 
 /// One argument `#[orchestrator]` takes.
@@ -131,6 +131,13 @@ pub(super) const ARGS: &[Spec] = &[
         name: "budget",
         example: "`budget = 20000`",
         take: Take::Value(|args, value, spec, errors| args.budget = bound(value, spec, errors)),
+    },
+    Spec {
+        name: "budget_usd",
+        example: "`budget_usd = 0.50`",
+        take: Take::Value(|args, value, spec, errors| {
+            args.budget_usd = dollars(value, spec, errors)
+        }),
     },
     Spec {
         name: "context",

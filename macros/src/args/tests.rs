@@ -218,3 +218,69 @@ fn max_arguments_is_a_positive_number_of_bytes() {
         "{errors}"
     );
 }
+
+#[test]
+fn budget_usd_is_a_positive_finite_number_of_dollars() {
+    for (attr, dollars) in [
+        (quote! { budget_usd = 0.50 }, 0.5),
+        (quote! { budget_usd = 2 }, 2.0),
+        (quote! { budget_usd = 1.5 }, 1.5),
+        (quote! { budget_usd = 0.000125 }, 0.000125),
+        (quote! { budget_usd = 3f64 }, 3.0),
+    ] {
+        let (args, errors) = parse(attr.clone());
+        assert!(errors.is_none(), "{attr}: {errors:?}");
+        assert_eq!(args.budget_usd.unwrap().value, dollars, "{attr}");
+    }
+    for (wrong, told) in [
+        (
+            quote! { budget_usd = 0 },
+            "`budget_usd` must be more than 0: `budget_usd = 0.50`",
+        ),
+        (
+            quote! { budget_usd = 0.0 },
+            "`budget_usd` must be more than 0",
+        ),
+        (
+            quote! { budget_usd = 1e-400 },
+            "`budget_usd` must be more than 0",
+        ),
+        (
+            quote! { budget_usd = -1.0 },
+            "`budget_usd` must be more than 0",
+        ),
+        (
+            quote! { budget_usd = -2 },
+            "`budget_usd` must be more than 0",
+        ),
+        (
+            quote! { budget_usd = 1e400 },
+            "`budget_usd` is too large to be a number of dollars",
+        ),
+        (
+            quote! { budget_usd = "0.50" },
+            "expected a number of dollars: `budget_usd = 0.50`",
+        ),
+        (
+            quote! { budget_usd = dollars },
+            "expected a number of dollars",
+        ),
+        (
+            quote! { budget_usd = -dollars },
+            "expected a number of dollars",
+        ),
+        (
+            quote! { budget_usd = 2u8 },
+            "written without the suffix `u8`",
+        ),
+        (
+            quote! { budget_usd },
+            "`budget_usd` needs a value: `budget_usd = 0.50`",
+        ),
+    ] {
+        let (args, errors) = parse(wrong.clone());
+        let errors = errors.unwrap_or_default();
+        assert!(errors.contains(told), "{wrong}: {errors}");
+        assert!(args.budget_usd.is_none(), "{wrong}");
+    }
+}

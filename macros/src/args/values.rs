@@ -1,9 +1,10 @@
-//! Plain values: strings, lists of strings, bounds, counts and the `on_limit` policy.
+//! Plain values: strings, lists of strings, bounds, counts, amounts of dollars and the
+//! `on_limit` policy.
 
 use std::num::NonZeroUsize;
 
 use proc_macro2::Span;
-use syn::{Expr, ExprArray, ExprLit, Ident, Lit, LitInt, LitStr};
+use syn::{Expr, ExprArray, ExprLit, ExprUnary, Ident, Lit, LitInt, LitStr, UnOp};
 
 use super::table::Spec;
 use crate::errors::Errors;
@@ -92,6 +93,89 @@ pub(super) fn repeat(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<B
         return None;
     }
     Some(bound)
+}
+
+/// A positive, finite amount of dollars, with the literal it was written as.
+pub(crate) struct Dollars {
+    pub(crate) value: f64,
+    pub(crate) span: Span,
+}
+
+/// `name = 0.50`: a float or integer literal, more than 0 and finite.
+pub(super) fn dollars(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<Dollars> {
+    let (digits, suffix, span) = match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Float(float),
+            ..
+        }) => (float.base10_digits(), float.suffix(), float.span()),
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) => (int.base10_digits(), int.suffix(), int.span()),
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr,
+            ..
+        }) if matches!(
+            **expr,
+            Expr::Lit(ExprLit {
+                lit: Lit::Float(_) | Lit::Int(_),
+                ..
+            })
+        ) =>
+        {
+            errors.at(
+                value,
+                format!("`{}` must be more than 0: {}", spec.name, spec.example),
+            );
+            return None;
+        }
+        _ => {
+            errors.at(
+                value,
+                format!("expected a number of dollars: {}", spec.example),
+            );
+            return None;
+        }
+    };
+    if !matches!(suffix, "" | "f64") {
+        errors.at(
+            value,
+            format!(
+                "`{}` is a number of dollars, written without the suffix `{suffix}`: {}",
+                spec.name, spec.example
+            ),
+        );
+        return None;
+    }
+    // Rust's own reading of the literal: what the runtime is given is this very number.
+    let Ok(amount) = digits.parse::<f64>() else {
+        errors.at(
+            value,
+            format!("expected a number of dollars: {}", spec.example),
+        );
+        return None;
+    };
+    if !amount.is_finite() {
+        errors.at(
+            value,
+            format!(
+                "`{}` is too large to be a number of dollars: {}",
+                spec.name, spec.example
+            ),
+        );
+        return None;
+    }
+    if amount <= 0.0 {
+        errors.at(
+            value,
+            format!("`{}` must be more than 0: {}", spec.name, spec.example),
+        );
+        return None;
+    }
+    Some(Dollars {
+        value: amount,
+        span,
+    })
 }
 
 /// `retries = N`: any whole number, zero included.

@@ -73,7 +73,9 @@ pub(crate) fn price_of(name: &str, price: Option<Price>, provider: Option<&str>)
                 Some(provider) => request.with_provider_id(provider),
                 None => request,
             };
-            genai_prices::calculate(&request).ok().map(|price| price.total_price)
+            genai_prices::calculate(&request)
+                .ok()
+                .map(|price| price.total_price)
         };
         let input = per_million(UsageKey::INPUT_TOKENS)?;
         let output = per_million(UsageKey::OUTPUT_TOKENS)?;

@@ -154,8 +154,9 @@ impl Limits {
     /// ```
     pub fn budget_usd(mut self, dollars: f64) -> Self {
         let budget = Dollars::new(dollars);
-        self.budget_usd =
-            Some(budget.unwrap_or_else(|| panic!("a dollar budget is a positive amount, not {dollars}")));
+        self.budget_usd = Some(
+            budget.unwrap_or_else(|| panic!("a dollar budget is a positive amount, not {dollars}")),
+        );
         self
     }
 

@@ -1,0 +1,8 @@
+use ladoga::orchestrator;
+
+#[orchestrator(budget_usd = 0)]
+async fn plan_week(focus: String) -> String {
+    focus
+}
+
+fn main() {}
