@@ -5,6 +5,8 @@
 
 #[path = "cost/budget.rs"]
 mod budget;
+#[path = "cost/carried.rs"]
+mod carried;
 mod common;
 
 use common::{Server, text};

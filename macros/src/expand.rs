@@ -127,9 +127,13 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
     // The request's `_meta` is read, and dropped, before any await: a value kept across an
     // await stays in the handler's future for the whole run.
     let run = quote! {
-        let (__ladoga_task, __ladoga_progress) = {
+        let (__ladoga_task, __ladoga_budget, __ladoga_progress) = {
             let __ladoga_meta = __ladoga_meta;
-            (#private::task_id(&__ladoga_ctx, &__ladoga_meta.0), __ladoga_meta.0.progress_token)
+            (
+                #private::task_id(&__ladoga_ctx, &__ladoga_meta.0),
+                #private::caller_budget(&__ladoga_meta.0),
+                __ladoga_meta.0.progress_token,
+            )
         };
         let __ladoga_model = #resolve(&__ladoga_ctx)?;
         let __ladoga_orchestrator = #private::Orchestrator::new()
@@ -137,6 +141,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
             #settings
             #briefing
             .task(__ladoga_task)
+            .caller_budget(__ladoga_budget)
             .progress(__ladoga_progress);
         #(#with)*
         #compact_model

@@ -117,6 +117,18 @@ impl SharedUsage {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// What the run whose tool calls run on this task has left of its tightest dollar budget,
+    /// if it has one: what a call to another server may spend.
+    pub(crate) fn callers_left() -> Option<Left> {
+        CALLER.try_with(|caller| caller.left()).ok().flatten()
+    }
+
+    /// Counts what a call to another server said its run spent (`None`: a price it did not
+    /// know) in the run whose tool calls run on this task, and up its chain.
+    pub(crate) fn spent_by_callee(cost: Option<f64>) {
+        let _ = CALLER.try_with(|caller| caller.spend(cost));
+    }
+
     /// How many runs the run starting on this task is nested in: 0 for one the MCP caller
     /// started, 1 for one an orchestrator's model called, and so on.
     ///

@@ -44,15 +44,23 @@ pub async fn round(
     request(addr, token, "tools/call", params).await
 }
 
-/// The MCP 2026-07-28 request `method` with `params` (given the `_meta` every request carries)
+/// The MCP 2026-07-28 request `method` with `params` (given the `_meta` every request carries,
+/// beside any `_meta` of `params`)
 /// at the server at `addr`, as `token`'s holder, with the headers a client derives from it: the
 /// JSON-RPC response.
 pub async fn request(addr: SocketAddr, token: &str, method: &str, mut params: Value) -> Value {
-    params["_meta"] = json!({
+    let mut meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "by-hand", "version": "1.0.0"},
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
     });
+    // A `_meta` of the test's own goes with them.
+    if let Some(given) = params.get("_meta").and_then(Value::as_object) {
+        for (key, value) in given {
+            meta[key] = value.clone();
+        }
+    }
+    params["_meta"] = meta;
     let name = ["name", "taskId"]
         .iter()
         .find_map(|key| params[key].as_str())

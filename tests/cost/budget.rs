@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::common::{Server, text};
 
 /// What the model's answers cost.
-const PRICE: Price = Price::per_million_tokens(0.0, 10.0);
+pub(crate) const PRICE: Price = Price::per_million_tokens(0.0, 10.0);
 
 /// One chain of three orchestrators under `on_limit = $policy`, the first with `budget_usd =
 /// $budget`, each named in its brief so that the model knows whose request it answers.
@@ -106,7 +106,7 @@ chain!(
 /// Each level calls the next once (`top` its middle, `middle` its bottom, `bottom` jots), then
 /// answers; asked for a last answer with no tool (`on_limit = "answer"`), it answers at once.
 /// Every answer reports 200 tokens written.
-fn script() -> ScriptedModel {
+pub(crate) fn script() -> ScriptedModel {
     ScriptedModel::from_fn(|seen| {
         let brief = seen.first_user_text().unwrap_or_default();
         let level = brief.split(':').next().unwrap_or_default().to_owned();
@@ -164,7 +164,7 @@ async fn call_priced(
 }
 
 /// The levels whose requests the model answered, in order.
-fn asked(requests: &[ladoga::testing::SeenRequest]) -> Vec<String> {
+pub(crate) fn asked(requests: &[ladoga::testing::SeenRequest]) -> Vec<String> {
     requests
         .iter()
         .map(|seen| {

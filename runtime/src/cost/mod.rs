@@ -16,14 +16,19 @@
 //! report's `"cost_usd"` (a nested run's cost in its caller's), the run's `invoke_agent` span
 //! (`ladoga.cost_usd`), and the counter `ladoga_model_cost_microdollars_total` by model.
 
+mod carried;
 mod dollars;
 mod noted;
 mod price;
+mod reckoned;
 mod spent;
 
+pub use self::carried::{BAGGAGE_MEMBER, BUDGET_KEY, caller_budget};
+pub(crate) use self::carried::{spent_by, with_budget};
 pub use self::dollars::Dollars;
 pub(crate) use self::dollars::usd;
 pub(crate) use self::noted::{Pricing, note, noted};
 pub use self::price::Price;
 pub(crate) use self::price::{cost, price_of};
+pub(crate) use self::reckoned::{reckon, reckoned};
 pub(crate) use self::spent::Spent;

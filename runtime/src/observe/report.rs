@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::approval::Inquired;
+use crate::cost::Spent;
 use crate::error::RunError;
 use crate::outcome::{Outcome, Stop};
 
@@ -151,7 +152,7 @@ pub(crate) fn reported(
 
 /// The tool result of a run: its text and report, or its error, with the bound it stopped at
 /// when that is why.
-pub(crate) fn response(run: Result<Outcome, RunError>) -> CallToolResponse {
+pub(crate) fn response(run: Result<Outcome, RunError>, spent: Option<Spent>) -> CallToolResponse {
     match run {
         Ok(outcome) => {
             let report = outcome.report();
@@ -160,7 +161,7 @@ pub(crate) fn response(run: Result<Outcome, RunError>) -> CallToolResponse {
             response.content.extend(session);
             response
         }
-        Err(error) => failed(&error),
+        Err(error) => failed(&error, spent),
     }
 }
 
@@ -168,10 +169,11 @@ pub(crate) fn response(run: Result<Outcome, RunError>) -> CallToolResponse {
 /// report, or its error as [`response`] gives it.
 pub(crate) fn typed_response<T: Serialize>(
     run: Result<(T, Outcome), RunError>,
+    spent: Option<Spent>,
 ) -> CallToolResponse {
     let (value, outcome) = match run {
         Ok(answered) => answered,
-        Err(error) => return failed(&error),
+        Err(error) => return failed(&error, spent),
     };
     match serde_json::to_value(&value) {
         Ok(structure) => {
@@ -197,8 +199,12 @@ fn session_block(id: &str) -> Content {
     ))
 }
 
-/// The tool error of a failed run, with the bound it stopped at when that is why.
-fn failed(error: &RunError) -> CallToolResponse {
-    let report = error.stop().map(|stop| json!({"stop": stop.name()}));
+/// The tool error of a failed run, with the bound it stopped at when that is why, and what it
+/// spent when it had started: `{"stop": "budget_usd", "cost_usd": 0.0042}`.
+fn failed(error: &RunError, spent: Option<Spent>) -> CallToolResponse {
+    let mut report = error.stop().map(|stop| json!({"stop": stop.name()}));
+    if let Some(spent) = spent {
+        report.get_or_insert_with(|| json!({}))["cost_usd"] = json!(spent.usd());
+    }
     reported(Content::text(error.to_string()), report, true)
 }

@@ -66,6 +66,7 @@ impl Watch {
     pub(crate) fn ended(mut self, run: Result<&Outcome, &RunError>) {
         self.ended = true;
         record_usage(&self.span, self.usage.get());
+        crate::cost::reckon(self.usage.spent());
         match run {
             Ok(outcome) => {
                 self.span.record("ladoga.turns", outcome.turns);

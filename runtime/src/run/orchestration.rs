@@ -358,7 +358,7 @@ where
 
     /// The run's `invoke_agent` span, the watch that records how it ends, and its usage counter.
     pub(super) fn watch(&self) -> (Span, spans::Watch, Arc<SharedUsage>) {
-        let usage = SharedUsage::budgeted(self.settings.limits.budget_usd);
+        let usage = SharedUsage::budgeted(self.settings.budget_usd());
         let span = spans::run(self.model.name(), self.settings.name.as_deref());
         let watch = spans::Watch::new(span.clone(), Arc::clone(&usage));
         (span, watch, usage)

@@ -27,4 +27,16 @@ pub(crate) struct Settings {
     pub(crate) compact_model: Option<crate::model::CompactModel>,
     /// The tools not offered up front, found with `search_tools`.
     pub(crate) defer: Deferral,
+    /// What the MCP caller let the call spend, which lowers the dollar budget.
+    pub(crate) caller_budget: Option<crate::cost::Dollars>,
+}
+
+impl Settings {
+    /// The run's dollar budget: its own, or what its caller let it spend when that is less.
+    pub(crate) fn budget_usd(&self) -> Option<crate::cost::Dollars> {
+        match (self.limits.budget_usd, self.caller_budget) {
+            (Some(own), Some(caller)) => Some(if caller < own { caller } else { own }),
+            (own, caller) => own.or(caller),
+        }
+    }
 }

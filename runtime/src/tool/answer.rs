@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use svir::Request;
 
+use crate::cost;
 use crate::error::RunError;
 use crate::model::erased::DynModel;
 use crate::observe::{response, typed_response};
@@ -28,10 +29,10 @@ pub async fn answer(
     // The run is one heap allocation, polled where it is: neva moves a handler's future as it
     // wraps it, and the run's state is kilobytes, so a handler holds only a pointer to it.
     let run = async {
-        match Box::pin(orchestrator.run(ctx, model, brief)).await {
+        match cost::reckoned(Box::pin(orchestrator.run(ctx, model, brief))).await {
             // The question to the caller: neva answers the round with it.
-            Err(RunError::Paused(error)) => Err(error),
-            run => Ok(response(run)),
+            (Err(RunError::Paused(error)), _) => Err(error),
+            (run, spent) => Ok(response(run, spent)),
         }
     };
     durably(orchestrator, ctx, run).await.map(Report)
@@ -139,8 +140,9 @@ impl<T: Serialize + DeserializeOwned + JsonSchema> Output for T {
     ) -> Pin<Box<dyn Future<Output = Typed<T>> + Send + 'a>> {
         Box::pin(async move {
             let run = async {
-                let answered = orchestrator.run_as::<_, T>(ctx, model, brief).await;
-                Ok(typed_response(answered))
+                let run = orchestrator.run_as::<_, T>(ctx, model, brief);
+                let (answered, spent) = cost::reckoned(run).await;
+                Ok(typed_response(answered, spent))
             };
             Typed {
                 response: durably(orchestrator, ctx, run)

@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 
 use crate::approval::Approvals;
 use crate::brief::IntoBrief;
+use crate::cost::Dollars;
 use crate::error::RunError;
 use crate::limits::Limits;
 use crate::model::CompletionModel;
@@ -259,6 +260,25 @@ impl Orchestrator {
     /// [`Orchestration::progress`](crate::Orchestration::progress).
     pub fn progress(mut self, token: Option<ProgressToken>) -> Self {
         self.settings.progress = token;
+        self
+    }
+
+    /// Lowers each run's dollar budget to what the MCP caller let its call spend, when it said
+    /// ([`cost::caller_budget`](crate::cost::caller_budget) reads it from the request's
+    /// `_meta`; `#[orchestrator]` passes it): a caller can lower a tool's budget, never raise
+    /// it, and gives one to a tool without its own.
+    ///
+    /// # Examples
+    /// ```
+    /// use ladoga::cost::Dollars;
+    ///
+    /// let orchestrator = ladoga::Orchestrator::new()
+    ///     .limits(ladoga::Limits::new().budget_usd(0.50))
+    ///     .caller_budget(Dollars::new(0.10));
+    /// # let _ = orchestrator;
+    /// ```
+    pub fn caller_budget(mut self, budget: Option<Dollars>) -> Self {
+        self.settings.caller_budget = budget;
         self
     }
 
