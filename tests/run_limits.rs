@@ -161,7 +161,11 @@ async fn the_deadline_bounds_the_requests_for_a_typed_answer_too() {
         text(&result),
         "the run took longer than 400ms, the time bound of this tool"
     );
-    assert_eq!(report(&result), json!({"stop": "deadline"}));
+    // What it spent is said, `null`: the scripted model has no known price.
+    assert_eq!(
+        report(&result),
+        json!({"stop": "deadline", "cost_usd": null})
+    );
     assert!(took < Duration::from_millis(1500), "{took:?}");
     assert_eq!(
         script.requests().len(),
@@ -207,7 +211,7 @@ async fn the_budget_is_checked_before_each_request() {
 
     let result = call(&server, "thrifty").await;
     assert!(result.is_error, "{result:?}");
-    assert_eq!(report(&result), json!({"stop": "budget"}));
+    assert_eq!(report(&result), json!({"stop": "budget", "cost_usd": null}));
     assert_eq!(
         text(&result),
         "the run used 30 tokens, and the budget of this tool is 30"

@@ -26,6 +26,7 @@ pub mod testing;
 mod tool;
 pub mod toolbox;
 mod usage;
+mod wire;
 
 #[doc(hidden)]
 pub mod __private;

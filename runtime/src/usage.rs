@@ -7,6 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::cost::purse::{self, Purse};
 use crate::cost::{Dollars, Spent};
 use crate::outcome::TokenUsage;
 
@@ -117,18 +118,6 @@ impl SharedUsage {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// What the run whose tool calls run on this task has left of its tightest dollar budget,
-    /// if it has one: what a call to another server may spend.
-    pub(crate) fn callers_left() -> Option<Left> {
-        CALLER.try_with(|caller| caller.left()).ok().flatten()
-    }
-
-    /// Counts what a call to another server said its run spent (`None`: a price it did not
-    /// know) in the run whose tool calls run on this task, and up its chain.
-    pub(crate) fn spent_by_callee(cost: Option<f64>) {
-        let _ = CALLER.try_with(|caller| caller.spend(cost));
-    }
-
     /// How many runs the run starting on this task is nested in: 0 for one the MCP caller
     /// started, 1 for one an orchestrator's model called, and so on.
     ///
@@ -155,8 +144,21 @@ impl SharedUsage {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Runs `calls` (a run's tool calls) as this run's callees.
+    /// Runs `calls` (a run's tool calls) as this run's callees, its purse theirs.
     pub(crate) async fn scope<F: Future>(self: &Arc<Self>, calls: F) -> F::Output {
-        CALLER.scope(Arc::clone(self), calls).await
+        let purse: Arc<dyn Purse> = Arc::clone(self) as _;
+        CALLER
+            .scope(Arc::clone(self), purse::holding(purse, calls))
+            .await
+    }
+}
+
+impl Purse for SharedUsage {
+    fn left(&self) -> Option<f64> {
+        SharedUsage::left(self).map(|left| left.usd())
+    }
+
+    fn spend(&self, cost: Option<f64>) {
+        SharedUsage::spend(self, cost);
     }
 }

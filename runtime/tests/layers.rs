@@ -8,15 +8,16 @@ use std::path::{Path, PathBuf};
 
 /// The runtime's folders and root files (`crate::<name>`), from the bottom up.
 const ORDER: &[&str] = &[
+    "wire",      // the names Ladoga's messages carry in `_meta`
     "registry",  // what the macro registers at link time
     "schema",    // JSON Schema for a model's provider
+    "cost",      // what a request costs, and what a run may spend
     "error",     // the run's errors
     "toolbox",   // toolboxes, their tools and calls
     "brief",     // what a run starts from
     "metrics",   // Prometheus names and records
     "approval",  // approvals and the model's questions
     "context",   // compaction's parts: sizes, notes, summaries
-    "cost",      // what a request costs
     "model",     // models, the caller's, fallbacks
     "testing",   // the scripted model
     "outcome",   // what a run ends with

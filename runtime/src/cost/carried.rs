@@ -20,13 +20,9 @@ use serde_json::Value;
 
 use super::Dollars;
 
-/// The request `_meta` key of the dollars a call may spend.
-pub const BUDGET_KEY: &str = "io.github.ladoga-rs/budget_usd";
+pub use crate::wire::{BAGGAGE_MEMBER, BUDGET_KEY};
 
-/// The W3C baggage member of the dollars a call may spend: [`BUDGET_KEY`], as a baggage key.
-pub const BAGGAGE_MEMBER: &str = "io.github.ladoga-rs.budget_usd";
-
-/// What a budget of nothing left is taken as: no priced request fits it.
+/// What a budget of nothing left is taken as: no request that costs anything fits it.
 const NOTHING_LEFT: f64 = 1e-12;
 
 /// The dollars the request whose `_meta` is `meta` lets its call spend, if it says: the lowest
@@ -87,7 +83,7 @@ pub(crate) fn spent_by(result: &CallToolResponse) -> Option<Option<f64>> {
     let block = serde_json::to_value(result.content.first()?).ok()?;
     let cost = block
         .get("_meta")?
-        .get(crate::REPORT_KEY)?
+        .get(crate::wire::REPORT_KEY)?
         .get("cost_usd")?;
     Some(cost.as_f64())
 }

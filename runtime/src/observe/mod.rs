@@ -18,7 +18,6 @@ pub(crate) mod task;
 pub(crate) use self::progress::Progress;
 #[cfg(feature = "restate")]
 pub(crate) use self::progress::notify;
-pub use self::report::REPORT_KEY;
 pub(crate) use self::report::{response, typed_response};
 pub(crate) use self::sink::TaskSink;
 pub(crate) use self::stream::Listener;
@@ -28,3 +27,4 @@ pub(crate) use self::task::TaskCall;
 pub(crate) use self::task::TaskLine;
 #[cfg(not(feature = "legacy-spec"))]
 pub use self::task::TaskProgress;
+pub use crate::wire::REPORT_KEY;

@@ -12,31 +12,7 @@ use crate::approval::Inquired;
 use crate::cost::Spent;
 use crate::error::RunError;
 use crate::outcome::{Outcome, Stop};
-
-/// The `_meta` key the report is under: `{"stop": "answered", "turns": 2, "partial": false,
-/// "usage": {"input_tokens": 25, "output_tokens": 10}, "model": "qwen3", "cost_usd": 0.00012,
-/// "first_token_ms": 180}`. `stop` is one of `answered`, `turns`, `deadline`, `budget`, `stuck`
-/// and `depth` ([`Stop::name`]); `model` is the model that answered the last request
-/// ([`Outcome::model`]), absent when none did; `cost_usd` is what the run's requests cost in US
-/// dollars, nested runs included, `null` when a model's price is unknown ([`Outcome::cost_usd`],
-/// [`cost`](crate::cost));
-/// `first_token_ms` is how long the first model request took to its first piece
-/// ([`Outcome::first_token`]), absent for a model that does not stream; `approvals` lists each
-/// call put to the caller, `{"tool": "clear_board", "arguments": {}, "decision": "approved"}`,
-/// with `decision` one of `approved`, `declined`, `cancelled` and `unavailable`
-/// ([`Outcome::approvals`]), absent when none was; `questions` lists each question the model
-/// put to the caller's person with `ask_caller`, `{"question": "Which day?", "choices": ["Thu",
-/// "Fri"], "reply": "answered", "answer": "Thu"}`, with `reply` one of `answered`, `declined`,
-/// `cancelled` and `unavailable`, `choices` absent for a free answer and `answer` for no answer
-/// ([`Outcome::inquiries`]), absent when none was; `session` is the id a later call passes to
-/// go on with the conversation ([`Outcome::session`]), absent without a session by id;
-/// `unknown` lists the calls a crash cut in a durable run, to tools that may not run twice, not
-/// made again (`[{"tool": "add_task", "arguments": {…}}]`, [`Outcome::unknown`]), absent when
-/// none was; `compacted` says how often the conversation was compacted and what that removed, `{"times":
-/// 2, "cleared": 9, "summarized": 6, "summaries": 1, "cut": 0, "removed_tokens": 23456}`, `cut`
-/// counting the results of a turn not read yet cut to fit
-/// ([`Outcome::compacted`]), absent when it never was.
-pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
+use crate::wire::REPORT_KEY;
 
 impl Outcome {
     /// The report a tool result carries, as JSON.
@@ -200,10 +176,12 @@ fn session_block(id: &str) -> Content {
 }
 
 /// The tool error of a failed run, with the bound it stopped at when that is why, and what it
-/// spent when it had started: `{"stop": "budget_usd", "cost_usd": 0.0042}`.
+/// spent when it spent anything or stopped at a bound: `{"stop": "budget_usd", "cost_usd":
+/// 0.0042}`.
 fn failed(error: &RunError, spent: Option<Spent>) -> CallToolResponse {
     let mut report = error.stop().map(|stop| json!({"stop": stop.name()}));
-    if let Some(spent) = spent {
+    // What it spent, when it spent anything or stopped at a bound.
+    if let Some(spent) = spent.filter(|spent| *spent != Spent::default() || report.is_some()) {
         report.get_or_insert_with(|| json!({}))["cost_usd"] = json!(spent.usd());
     }
     reported(Content::text(error.to_string()), report, true)

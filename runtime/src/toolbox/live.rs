@@ -17,7 +17,6 @@ use super::relay::Relay;
 use super::screen::Screen;
 use super::union::DEFAULT_CALL_TIMEOUT;
 use crate::cost;
-use crate::usage::SharedUsage;
 
 /// The tools neva may refuse in one renewal ([`LiveTools::renew`]) before it fails, should it
 /// refuse any the screen let through: each one costs a listing. Those refused are left out of
@@ -466,15 +465,15 @@ impl Toolbox for LiveTools {
         let client = self.inner.tools.client();
         let mut params = CallToolRequestParams::new(server_name).with_args(arguments);
         // What the run has left goes with the call; what the server's run spent counts here.
-        if let Some(left) = SharedUsage::callers_left() {
+        if let Some(left) = cost::purse::left() {
             let mut meta = RequestParamsMeta::default();
-            meta.baggage = Some(cost::with_budget(None, left.usd()));
+            meta.baggage = Some(cost::with_budget(None, left));
             params = params.with_meta(meta);
         }
         let outcome = (client.tools().call_raw(params).await)
             .and_then(|response| response.into_result::<CallToolResponse>());
         if let Some(spent) = outcome.as_ref().ok().and_then(cost::spent_by) {
-            SharedUsage::spent_by_callee(spent);
+            cost::purse::spent(spent);
         }
         super::told::told(&call.id, outcome)
     }

@@ -1,0 +1,35 @@
+//! The names Ladoga's MCP messages carry in `_meta`, in one place, for a server or a client that
+//! talks to Ladoga's: the run's report on a result, and what a call may spend
+//! ([`cost`](crate::cost)).
+
+/// The `_meta` key the report is under: `{"stop": "answered", "turns": 2, "partial": false,
+/// "usage": {"input_tokens": 25, "output_tokens": 10}, "model": "qwen3", "cost_usd": 0.00012,
+/// "first_token_ms": 180}`. `stop` is one of `answered`, `turns`, `deadline`, `budget`,
+/// `budget_usd`, `stuck` and `depth` ([`Stop::name`](crate::Stop::name)); `model` is the model that answered the last request
+/// ([`Outcome::model`](crate::Outcome::model)), absent when none did; `cost_usd` is what the run's requests cost in US
+/// dollars, nested runs included, `null` when a model's price is unknown ([`Outcome::cost_usd`](crate::Outcome::cost_usd),
+/// [`cost`](crate::cost));
+/// `first_token_ms` is how long the first model request took to its first piece
+/// ([`Outcome::first_token`](crate::Outcome::first_token)), absent for a model that does not stream; `approvals` lists each
+/// call put to the caller, `{"tool": "clear_board", "arguments": {}, "decision": "approved"}`,
+/// with `decision` one of `approved`, `declined`, `cancelled` and `unavailable`
+/// ([`Outcome::approvals`](crate::Outcome::approvals)), absent when none was; `questions` lists each question the model
+/// put to the caller's person with `ask_caller`, `{"question": "Which day?", "choices": ["Thu",
+/// "Fri"], "reply": "answered", "answer": "Thu"}`, with `reply` one of `answered`, `declined`,
+/// `cancelled` and `unavailable`, `choices` absent for a free answer and `answer` for no answer
+/// ([`Outcome::inquiries`](crate::Outcome::inquiries)), absent when none was; `session` is the id a later call passes to
+/// go on with the conversation ([`Outcome::session`](crate::Outcome::session)), absent without a session by id;
+/// `unknown` lists the calls a crash cut in a durable run, to tools that may not run twice, not
+/// made again (`[{"tool": "add_task", "arguments": {…}}]`, [`Outcome::unknown`](crate::Outcome::unknown)), absent when
+/// none was; `compacted` says how often the conversation was compacted and what that removed, `{"times":
+/// 2, "cleared": 9, "summarized": 6, "summaries": 1, "cut": 0, "removed_tokens": 23456}`, `cut`
+/// counting the results of a turn not read yet cut to fit
+/// ([`Outcome::compacted`](crate::Outcome::compacted)), absent when it never was.
+pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
+
+/// The request `_meta` key of the dollars a call may spend: a JSON number of US dollars
+/// (see [`cost`](crate::cost)).
+pub const BUDGET_KEY: &str = "io.github.ladoga-rs/budget_usd";
+
+/// [`BUDGET_KEY`] as a member of the request's W3C `baggage`, which carries it to the handler.
+pub const BAGGAGE_MEMBER: &str = "io.github.ladoga-rs.budget_usd";
