@@ -30,9 +30,8 @@ async fn server(model: &Model, more: impl FnOnce(App) -> App) -> Server {
     .await
 }
 
-/// The call of `tool` at `addr` with `arguments`, over MCP 2026-07-28 by hand, its `_meta`
-/// carrying `budget` dollars when given: the result's text and report.
-#[cfg(not(feature = "legacy-spec"))]
+/// The call of `tool` at `addr` with `arguments`, by hand in the server's generation of MCP,
+/// its `_meta` carrying `budget` dollars when given: the result's text and report.
 async fn call_by_hand(
     addr: std::net::SocketAddr,
     tool: &str,
@@ -43,9 +42,15 @@ async fn call_by_hand(
     if let Some(budget) = budget {
         params["_meta"] = json!({ BUDGET_KEY: budget });
     }
+    #[cfg(not(feature = "legacy-spec"))]
     let answer = super::common::rounds::request(addr, "", "tools/call", params).await;
-    let result = &answer["result"];
-    let block = &result["content"][0];
+    #[cfg(feature = "legacy-spec")]
+    let answer = {
+        use super::common::legacy_http::{ask, initialized};
+        let session = initialized(addr, "").await;
+        ask(addr, "", &session, "tools/call", params).await
+    };
+    let block = &answer["result"]["content"][0];
     let text = block["text"]
         .as_str()
         .unwrap_or_else(|| panic!("no text: {answer}"));
@@ -53,12 +58,10 @@ async fn call_by_hand(
 }
 
 /// The arguments of a call of a `top`.
-#[cfg(not(feature = "legacy-spec"))]
 fn offsite() -> Value {
     json!({"focus": "the offsite"})
 }
 
-#[cfg(not(feature = "legacy-spec"))]
 #[tokio::test]
 async fn a_budget_in_the_calls_meta_lowers_the_tools_and_never_raises_it() {
     let script = script();
