@@ -18,6 +18,10 @@ pub(crate) const ASSUMED_OUTPUT_TOKENS: u64 = 4_096;
 /// The least output worth a request: when what is left pays for fewer tokens, none is made.
 pub(crate) const LEAST_OUTPUT_TOKENS: u64 = 256;
 
+/// More tokens than any model reads in one request: a budget that pays for this many in and the
+/// output limit out pays for any request, and its check needs no estimate of the request.
+const MORE_THAN_ANY_CONTEXT: u64 = 10_000_000;
+
 /// Whether a run can afford its next request.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Afford {
@@ -68,6 +72,10 @@ where
             .ok_or_else(|| RunError::Unpriced {
                 model: name.to_owned(),
             })?;
+        // Far from the bound, no request can pass it: no estimate of this one's size is needed.
+        if afford(left.usd(), price, MORE_THAN_ANY_CONTEXT, run.request.max_tokens) == Afford::Yes {
+            return Ok(Afford::Yes);
+        }
         let input = size::tokens(&run.request, run.window.counted());
         let afford = afford(left.usd(), price, input, run.request.max_tokens);
         if afford == Afford::No {

@@ -1,6 +1,6 @@
 //! The model both orchestrators are given: svir's client over the in-memory backend.
 
-use ladoga::CompletionModel;
+use ladoga::{CompletionModel, Price};
 use svir::{Client, Completion, Request};
 
 use super::memory::Memory;
@@ -35,5 +35,24 @@ impl CompletionModel for MemoryModel {
 
     async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
         self.client.complete(request).await
+    }
+}
+
+/// [`MemoryModel`] with a price, $0.15 and $0.60 a million tokens: what a run under a dollar
+/// budget asks.
+#[derive(Clone)]
+pub struct PricedModel(pub MemoryModel);
+
+impl CompletionModel for PricedModel {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    fn price(&self) -> Option<Price> {
+        Some(Price::per_million_tokens(0.15, 0.60))
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Completion, svir::Error> {
+        self.0.complete(request).await
     }
 }

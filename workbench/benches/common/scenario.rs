@@ -7,13 +7,16 @@ use neva::prelude::*;
 use neva::svir::LocalTools;
 use svir::{ToolCall, Toolbox};
 
-use super::model::MemoryModel;
+use super::model::{MemoryModel, PricedModel};
 
 /// The system prompt both loops send.
 pub const SYSTEM: &str = "You answer with the tools you have.";
 
 /// The name of the Ladoga orchestrator.
 pub const LADOGA: &str = "loop_ladoga";
+
+/// The name of the Ladoga orchestrator under a dollar budget.
+pub const LADOGA_BUDGET: &str = "loop_ladoga_budget";
 
 /// The name of the hand-written loop.
 pub const BY_HAND: &str = "loop_byhand";
@@ -39,6 +42,17 @@ async fn echo(text: String) -> String {
 /// Runs the scenario.
 #[orchestrator(system = "You answer with the tools you have.", model = MemoryModel, turns = 64)]
 async fn loop_ladoga(task: String) -> String {
+    task
+}
+
+/// The same, under a dollar budget it never reaches: what the check before each request costs.
+#[orchestrator(
+    system = "You answer with the tools you have.",
+    model = PricedModel,
+    turns = 64,
+    budget_usd = 1000.0
+)]
+async fn loop_ladoga_budget(task: String) -> String {
     task
 }
 
@@ -71,6 +85,7 @@ async fn loop_byhand(ctx: Context, model: Dc<MemoryModel>, task: String) -> Resu
 /// Every tool of this binary, in process, with `model` injected.
 pub async fn server(model: MemoryModel) -> LocalTools {
     App::new()
+        .add_singleton(PricedModel(model.clone()))
         .add_singleton(model)
         .into_toolbox()
         .load()
