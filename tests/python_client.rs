@@ -160,6 +160,55 @@ async fn the_python_sdks_elicitation_callback_answers_ask_caller_with_a_form() {
     server.stop().await;
 }
 
+/// Plans with a budget of $1, asking a model priced at $10 a million tokens written.
+#[orchestrator(budget_usd = 1.0, on_limit = "partial")]
+async fn thrifty(task: String) -> String {
+    task
+}
+
+/// The Python SDK's `call_tool` of `thrifty` with `meta` letting it spend `dollars`: its line,
+/// and what the model was asked.
+async fn python_capping(dollars: &str) -> (Value, usize) {
+    let script = ScriptedModel::from_fn(|_| Reply::text("Moved.").with_usage(100, 200));
+    let model = script.serve().await.expect("serves");
+    let priced = model
+        .model()
+        .with_price(ladoga::Price::per_million_tokens(0.0, 10.0));
+    let server = Server::start(neva::App::new().add_singleton(priced)).await;
+    let url = format!("http://{}/mcp", server.addr);
+    let python = std::env::var("LADOGA_PYTHON")
+        .expect("LADOGA_PYTHON names a Python with the MCP SDK (see scripts/test)");
+    let mut client = Command::new(python);
+    client
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/peers/python_budget.py"
+        ))
+        .args([url.as_str(), "thrifty", dollars]);
+    let line = peer::run(client).await;
+    server.stop().await;
+    (line, script.requests().len())
+}
+
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn the_python_sdk_caps_what_a_call_spends_in_its_meta() {
+    // $0.001 pays for no answer of 256 tokens at $10 a million: the model is not asked.
+    let (line, asked) = python_capping("0.001").await;
+    assert_eq!(line["is_error"], false, "{line}");
+    assert_eq!(line["report"]["stop"], "budget_usd", "{line}");
+    assert_eq!(asked, 0, "{line}");
+    // A cap above the tool's own $1 leaves it its own: the run answers.
+    let (line, asked) = python_capping("50").await;
+    assert_eq!(line["text"], "Moved.", "{line}");
+    assert_eq!(line["report"]["stop"], "answered", "{line}");
+    assert!(
+        (line["report"]["cost_usd"].as_f64().unwrap() - 0.002).abs() < 1e-12,
+        "{line}"
+    );
+    assert_eq!(asked, 1);
+}
+
 #[tokio::test]
 #[ignore = "needs the MCP Python SDK: run by scripts/test"]
 async fn the_python_sdk_goes_on_with_a_plan_week_session() {

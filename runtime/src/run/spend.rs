@@ -73,7 +73,13 @@ where
                 model: name.to_owned(),
             })?;
         // Far from the bound, no request can pass it: no estimate of this one's size is needed.
-        if afford(left.usd(), price, MORE_THAN_ANY_CONTEXT, run.request.max_tokens) == Afford::Yes {
+        if afford(
+            left.usd(),
+            price,
+            MORE_THAN_ANY_CONTEXT,
+            run.request.max_tokens,
+        ) == Afford::Yes
+        {
             return Ok(Afford::Yes);
         }
         let input = size::tokens(&run.request, run.window.counted());
