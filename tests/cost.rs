@@ -8,6 +8,8 @@ mod budget;
 #[path = "cost/carried.rs"]
 mod carried;
 mod common;
+#[path = "cost/quota.rs"]
+mod quota;
 
 use common::{Server, text};
 use genai_prices::{PriceRequest, Usage, UsageKey};

@@ -330,6 +330,16 @@ fn settings(args: &Args) -> TokenStream {
         calls.extend(quote! { .defer([#(#private::pattern(#deferred)),*]) });
     }
     calls.extend(quote! { .limits(#private::Limits::new() #(#limits)*) });
+    if let Some(quota) = &args.quota {
+        // An orchestrator's, not a run's `Limits`: it counts across the calls of one caller.
+        // Positive and finite, as `Quota::new` needs: checked when the value was parsed.
+        let mut dollars = proc_macro2::Literal::f64_unsuffixed(quota.dollars);
+        dollars.set_span(quota.span);
+        let per = syn::Ident::new(quota.per.variant(), quota.span);
+        calls.extend(quote_spanned! { quota.span =>
+            .quota(#private::Quota::new(#dollars, #private::Per::#per))
+        });
+    }
     calls
 }
 
@@ -486,6 +496,33 @@ mod tests {
             )
             .to_string();
             assert!(out.contains(call), "{out}");
+        }
+    }
+
+    #[test]
+    fn quota_is_an_orchestrator_call_outside_the_limits() {
+        for (attr, call) in [
+            (
+                quote! { quota = "5 USD/day" },
+                ". quota (:: ladoga :: __private :: Quota :: new (5.0 , :: ladoga :: __private :: Per :: Day))",
+            ),
+            (
+                quote! { quota = " 0.25 USD / minute " },
+                ". quota (:: ladoga :: __private :: Quota :: new (0.25 , :: ladoga :: __private :: Per :: Minute))",
+            ),
+        ] {
+            let out = orchestrator(
+                attr,
+                quote! { async fn plan(focus: String) -> String { focus } },
+            )
+            .to_string();
+            // Not one of the `Limits`, which are left empty.
+            let limits = ". limits (:: ladoga :: __private :: Limits :: new ())";
+            let after = out.find(limits).map(|at| &out[at + limits.len()..]);
+            assert!(
+                after.is_some_and(|after| after.trim_start().starts_with(call)),
+                "{out}"
+            );
         }
     }
 

@@ -11,7 +11,7 @@ pub use neva::types::{Meta, RequestParamsMeta};
 pub use std::time::Duration;
 
 pub use crate::approval::Approvals;
-pub use crate::cost::caller_budget;
+pub use crate::cost::{Per, Quota, caller_budget};
 pub use crate::limits::{Limits, OnLimit};
 pub use crate::model::Model;
 pub use crate::model::erased::DynModel;

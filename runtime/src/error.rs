@@ -52,6 +52,20 @@ pub enum RunError {
         /// What the run had spent (nested runs included), as `$0.0123`.
         spent: String,
     },
+    /// The caller has spent the tool's quota: the call is refused, or the run stopped before a
+    /// request that could have passed it, under [`OnLimit::Error`](crate::OnLimit::Error).
+    #[error(
+        "this caller has spent its quota of {quota} on this tool; it frees up at {frees_at} \
+         (in {frees_in})"
+    )]
+    OverQuota {
+        /// The quota, as `$5.00 a day`.
+        quota: String,
+        /// When its window ends, in UTC (RFC 3339).
+        frees_at: String,
+        /// How long until then, as `3h 12m`.
+        frees_in: String,
+    },
     /// The run has a dollar budget and its model no known price, so the budget could not hold:
     /// no request was made to it.
     #[error(

@@ -81,6 +81,9 @@ pub enum Stop {
     /// The run's dollars ran out: the next request could have taken it past its dollar budget
     /// ([`Limits::budget_usd`](crate::Limits::budget_usd)).
     BudgetUsd,
+    /// The caller's quota was spent: the next request could have taken it past it
+    /// ([`Orchestrator::quota`](crate::Orchestrator::quota)).
+    Quota,
     /// The model kept making the same call ([`Limits::repeat`](crate::Limits::repeat)).
     Stuck,
     /// The run was nested as deep as its depth bound lets calls go
@@ -91,7 +94,7 @@ pub enum Stop {
 
 impl Stop {
     /// The name a report gives it: `answered`, `turns`, `deadline`, `budget`, `budget_usd`,
-    /// `stuck` or `depth`.
+    /// `quota`, `stuck` or `depth`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Answered => "answered",
@@ -99,6 +102,7 @@ impl Stop {
             Self::Deadline => "deadline",
             Self::Budget => "budget",
             Self::BudgetUsd => "budget_usd",
+            Self::Quota => "quota",
             Self::Stuck => "stuck",
             Self::Depth => "depth",
         }
@@ -112,6 +116,7 @@ impl Stop {
             Self::Deadline,
             Self::Budget,
             Self::BudgetUsd,
+            Self::Quota,
             Self::Stuck,
             Self::Depth,
         ]

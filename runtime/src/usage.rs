@@ -23,6 +23,8 @@ pub(crate) struct SharedUsage {
     spent: Mutex<Spent>,
     /// The run's own dollar budget, if it has one.
     budget: Option<Dollars>,
+    /// What of `spent` is booked against a quota.
+    booked: Mutex<f64>,
     caller: Option<Arc<SharedUsage>>,
 }
 
@@ -54,6 +56,7 @@ impl SharedUsage {
             usage: Mutex::default(),
             spent: Mutex::default(),
             budget,
+            booked: Mutex::default(),
             caller: CALLER.try_with(Arc::clone).ok(),
         })
     }
@@ -108,6 +111,16 @@ impl SharedUsage {
                 .and(spent);
             run = shared.caller.as_deref();
         }
+    }
+
+    /// What the run spent (its nested runs included) that is not booked against a quota yet,
+    /// all of it booked from now on.
+    pub(crate) fn book_all(&self) -> f64 {
+        let spent = self.spent().usd;
+        let mut booked = (self.booked.lock()).unwrap_or_else(|poisoned| poisoned.into_inner());
+        let unbooked = spent - *booked;
+        *booked = spent;
+        unbooked
     }
 
     /// What the run and its nested runs spent so far.

@@ -42,6 +42,7 @@ struct Plan {
     stream = "500ms",
     budget = 20000,
     budget_usd = 0.50,
+    quota = "5 USD/day",
     context = 32000,
     repeat = 3,
     max_result = 8000,

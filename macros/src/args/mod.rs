@@ -3,9 +3,9 @@
 //! Each argument is one row of `table::ARGS`: its name, how it is written (for the messages),
 //! and how its value is taken. `Args::parse` splits the attribute into arguments, refuses
 //! unknown and repeated names, and hands each value to its row. The checks of one value live by
-//! kind: `values` (strings, bounds, counts, dollars, the `on_limit` policy), `time` (durations),
-//! `patterns` (tool patterns) and `uri` (the server's prompt and resources). Checks across
-//! arguments are `crate::valid`'s.
+//! kind: `values` (strings, bounds, counts, dollars, quotas, the `on_limit` policy), `time`
+//! (durations), `patterns` (tool patterns) and `uri` (the server's prompt and resources). Checks
+//! across arguments are `crate::valid`'s.
 
 use std::collections::HashSet;
 
@@ -22,7 +22,7 @@ use table::{Spec, Take};
 pub(crate) use patterns::Approve;
 pub(crate) use time::Timeout;
 pub(crate) use uri::{Piece, UriTemplate};
-pub(crate) use values::{Bound, Dollars, SessionArg};
+pub(crate) use values::{Bound, Dollars, Quota, SessionArg};
 
 mod patterns;
 #[cfg(test)]
@@ -63,6 +63,8 @@ pub(crate) struct Args {
     pub(crate) budget: Option<Bound>,
     /// The most dollars a run may spend, checked before each request.
     pub(crate) budget_usd: Option<Dollars>,
+    /// What one caller may spend on the tool a minute, an hour or a day.
+    pub(crate) quota: Option<Quota>,
     /// The most tokens a request may be: past it the conversation is compacted.
     pub(crate) context: Option<Bound>,
     pub(crate) repeat: Option<Bound>,

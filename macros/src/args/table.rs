@@ -10,7 +10,7 @@ use super::Args;
 use super::patterns::{approve, deferred, patterns};
 use super::time::{stream, timeout};
 use super::uri::{prompt, uris};
-use super::values::{bound, count, dollars, list, policy, repeat, session, string, strings};
+use super::values::{bound, count, dollars, list, policy, quota, repeat, session, string, strings};
 use crate::errors::Errors;
 
 /// One argument `#[orchestrator]` takes.
@@ -138,6 +138,11 @@ pub(super) const ARGS: &[Spec] = &[
         take: Take::Value(|args, value, spec, errors| {
             args.budget_usd = dollars(value, spec, errors)
         }),
+    },
+    Spec {
+        name: "quota",
+        example: "`quota = \"5 USD/day\"`",
+        take: Take::Value(|args, value, spec, errors| args.quota = quota(value, spec, errors)),
     },
     Spec {
         name: "context",

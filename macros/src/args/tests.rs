@@ -6,6 +6,7 @@ use quote::quote;
 use super::patterns::why_never_matches;
 use super::table::{ARGS, Take};
 use super::time::DEFAULT_STREAM_INTERVAL;
+use super::values::Per;
 use super::{Approve, Args};
 use crate::errors::Errors;
 
@@ -282,5 +283,95 @@ fn budget_usd_is_a_positive_finite_number_of_dollars() {
         let errors = errors.unwrap_or_default();
         assert!(errors.contains(told), "{wrong}: {errors}");
         assert!(args.budget_usd.is_none(), "{wrong}");
+    }
+}
+
+#[test]
+fn quota_is_an_amount_of_dollars_a_minute_an_hour_or_a_day() {
+    for (attr, dollars, per) in [
+        (quote! { quota = "5 USD/day" }, 5.0, Per::Day),
+        (quote! { quota = "0.50 USD/hour" }, 0.5, Per::Hour),
+        (quote! { quota = " 0.25 USD / minute " }, 0.25, Per::Minute),
+        (quote! { quota = "2USD/day" }, 2.0, Per::Day),
+        (quote! { quota = "1.5 USD/ hour" }, 1.5, Per::Hour),
+        (quote! { quota = "1e3 USD/day" }, 1000.0, Per::Day),
+    ] {
+        let (args, errors) = parse(attr.clone());
+        assert!(errors.is_none(), "{attr}: {errors:?}");
+        let quota = args.quota.unwrap();
+        assert_eq!((quota.dollars, quota.per), (dollars, per), "{attr}");
+    }
+    for (wrong, told) in [
+        (
+            quote! { quota = 5 },
+            "expected a string: `quota = \"5 USD/day\"`",
+        ),
+        (quote! { quota = five }, "expected a string"),
+        (
+            quote! { quota = "5 EUR/day" },
+            "`5 EUR` is not an amount in `USD`: `quota = \"5 USD/day\"`",
+        ),
+        (quote! { quota = "5/day" }, "`5` is not an amount in `USD`"),
+        (
+            quote! { quota = "5 USD/week" },
+            "unknown quota window `week`, expected `minute`, `hour` or `day`: `quota = \"5 USD/day\"`",
+        ),
+        (quote! { quota = "5 USD/Day" }, "unknown quota window `Day`"),
+        (quote! { quota = "5 USD/" }, "unknown quota window ``"),
+        (
+            quote! { quota = "5 USD" },
+            "`5 USD` is no quota, which is an amount of US dollars a minute, an hour or a day",
+        ),
+        (quote! { quota = "" }, "is no quota"),
+        (
+            quote! { quota = "0 USD/day" },
+            "a quota must be more than 0 dollars: `quota = \"5 USD/day\"`",
+        ),
+        (
+            quote! { quota = "0.0 USD/day" },
+            "must be more than 0 dollars",
+        ),
+        (
+            quote! { quota = "1e-400 USD/day" },
+            "must be more than 0 dollars",
+        ),
+        (
+            quote! { quota = "-5 USD/day" },
+            "must be more than 0 dollars",
+        ),
+        (
+            quote! { quota = "-inf USD/day" },
+            "must be more than 0 dollars",
+        ),
+        (
+            quote! { quota = "five USD/day" },
+            "`five` is not a number of dollars",
+        ),
+        (
+            quote! { quota = "USD/day" },
+            "`` is not a number of dollars",
+        ),
+        (
+            quote! { quota = "NaN USD/day" },
+            "is not a number of dollars",
+        ),
+        (
+            quote! { quota = "$5 USD/day" },
+            "is not a number of dollars",
+        ),
+        (
+            quote! { quota = "1e400 USD/day" },
+            "`1e400` is too large to be a number of dollars",
+        ),
+        (
+            quote! { quota },
+            "`quota` needs a value: `quota = \"5 USD/day\"`",
+        ),
+    ] {
+        let (args, errors) = parse(wrong.clone());
+        // The message as written, not as the string literal of `compile_error!` escapes it.
+        let errors = errors.unwrap_or_default().replace("\\\"", "\"");
+        assert!(errors.contains(told), "{wrong}: {errors}");
+        assert!(args.quota.is_none(), "{wrong}");
     }
 }

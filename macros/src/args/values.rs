@@ -1,4 +1,4 @@
-//! Plain values: strings, lists of strings, bounds, counts, amounts of dollars and the
+//! Plain values: strings, lists of strings, bounds, counts, amounts of dollars, quotas and the
 //! `on_limit` policy.
 
 use std::num::NonZeroUsize;
@@ -175,6 +175,78 @@ pub(super) fn dollars(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<
     Some(Dollars {
         value: amount,
         span,
+    })
+}
+
+/// The window a quota counts in, as the runtime's `Per` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Per {
+    Minute,
+    Hour,
+    Day,
+}
+
+impl Per {
+    /// The runtime's variant: `Minute`, `Hour` or `Day`.
+    pub(crate) fn variant(self) -> &'static str {
+        match self {
+            Self::Minute => "Minute",
+            Self::Hour => "Hour",
+            Self::Day => "Day",
+        }
+    }
+}
+
+/// A quota: a positive, finite amount of dollars a window, with the literal it was written as.
+pub(crate) struct Quota {
+    pub(crate) dollars: f64,
+    pub(crate) per: Per,
+    pub(crate) span: Span,
+}
+
+/// `quota = "5 USD/day"`: the grammar of the runtime's `Quota::parse`,
+/// `<amount> USD/<minute|hour|day>`, whitespace around each part allowed.
+pub(super) fn quota(value: &Expr, spec: &Spec, errors: &mut Errors) -> Option<Quota> {
+    let lit = string(value, spec, errors)?;
+    let text = lit.value();
+    let mut wrong = |why: String| {
+        errors.at(&lit, format!("{why}: {}", spec.example));
+        None
+    };
+    let Some((amount, per)) = text.trim().split_once('/') else {
+        return wrong(format!(
+            "`{text}` is no quota, which is an amount of US dollars a minute, an hour or a day"
+        ));
+    };
+    let Some(amount) = amount.trim().strip_suffix("USD") else {
+        return wrong(format!("`{}` is not an amount in `USD`", amount.trim()));
+    };
+    let per = match per.trim() {
+        "minute" => Per::Minute,
+        "hour" => Per::Hour,
+        "day" => Per::Day,
+        other => {
+            return wrong(format!(
+                "unknown quota window `{other}`, expected `minute`, `hour` or `day`"
+            ));
+        }
+    };
+    // Read as the runtime reads it, so that what compiles is what `Quota::parse` takes.
+    let amount = amount.trim();
+    let dollars = match amount.parse::<f64>() {
+        Ok(dollars) if !dollars.is_nan() => dollars,
+        _ => return wrong(format!("`{amount}` is not a number of dollars")),
+    };
+    if dollars.is_infinite() && dollars > 0.0 {
+        return wrong(format!("`{amount}` is too large to be a number of dollars"));
+    }
+    if dollars <= 0.0 {
+        return wrong("a quota must be more than 0 dollars".into());
+    }
+    Some(Quota {
+        dollars,
+        per,
+        span: lit.span(),
     })
 }
 

@@ -60,6 +60,27 @@
 //! with [`RunError::Unpriced`](crate::RunError::Unpriced). `Price::FREE` is a price, and a free
 //! model runs while anything is left.
 //!
+//! # Quotas
+//!
+//! `#[orchestrator(quota = "5 USD/day")]` ([`Orchestrator::quota`](crate::Orchestrator::quota),
+//! [`Quota`]) bounds what one caller spends on a tool in a fixed window of the clock (a minute,
+//! an hour, a day from midnight UTC). The caller is its token's issuer and subject; callers
+//! without a token count together. The counter of each caller's window is kept in the run store
+//! ([`Runs`](crate::Runs)): with a [`RedisStore`](crate::RedisStore), replicas share it, each
+//! booking one script that reads, checks and adds ([`RunStore::book`](crate::RunStore::book)).
+//!
+//! A call whose caller has spent the quota is refused before its model is asked, with a tool
+//! error that says when the quota frees up ([`RunError::OverQuota`](crate::RunError::OverQuota)).
+//! Each request of a run is booked before it is made at its worst case, as a budget counts it;
+//! with less left than that, its output is limited to what is left, and with less than 256
+//! tokens' worth it is not made. Once answered, the booking is corrected to the request's cost.
+//! What the run spends otherwise (its nested runs, a summary, a last answer at a bound) is booked
+//! at its next turn and as it ends. So calls at once never book more than the quota together;
+//! they may spend more only where a request costs more than its estimate. A run that finds the
+//! quota spent after its first turn stops at the `quota` bound, and `on_limit` decides. Calls
+//! that hold bookings at once can refuse a call the quota would pay for once they are corrected:
+//! a quota is a ceiling, not a reservation.
+//!
 //! # Across MCP
 //!
 //! A budget crosses servers in a call's request, and what the call spent comes back in its
@@ -117,6 +138,7 @@ mod dollars;
 mod noted;
 mod price;
 pub(crate) mod purse;
+mod quota;
 mod reckoned;
 mod spent;
 
@@ -127,5 +149,6 @@ pub(crate) use self::dollars::usd;
 pub(crate) use self::noted::{Pricing, note, noted};
 pub use self::price::Price;
 pub(crate) use self::price::{cost, price_of};
+pub use self::quota::{Per, Quota};
 pub(crate) use self::reckoned::{reckon, reckoned};
 pub(crate) use self::spent::Spent;

@@ -101,6 +101,7 @@ impl RunError {
             Self::Deadline { .. } => Some(Stop::Deadline),
             Self::Budget { .. } => Some(Stop::Budget),
             Self::BudgetUsd { .. } => Some(Stop::BudgetUsd),
+            Self::OverQuota { .. } => Some(Stop::Quota),
             Self::Stuck { .. } => Some(Stop::Stuck),
             _ => None,
         }

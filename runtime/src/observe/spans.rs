@@ -135,6 +135,7 @@ fn error_type(error: &RunError) -> &'static str {
         | RunError::Deadline { .. }
         | RunError::Budget { .. }
         | RunError::BudgetUsd { .. }
+        | RunError::OverQuota { .. }
         | RunError::Stuck { .. } => error.stop().map_or("bound", |stop| stop.name()),
     }
 }

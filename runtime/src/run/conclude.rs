@@ -18,6 +18,14 @@ where
 {
     /// The outcome of the turns: the answer, or the policy at the bound.
     pub(crate) async fn conclude(&self, ended: Ended, run: Run) -> Result<Outcome, RunError> {
+        let usage = std::sync::Arc::clone(&run.usage);
+        let concluded = self.concluded(ended, run).await;
+        self.book_spent(&usage).await; // quota: what the run spent, booked as it ends
+        concluded
+    }
+
+    /// [`Self::conclude`], before the quota's last booking.
+    async fn concluded(&self, ended: Ended, run: Run) -> Result<Outcome, RunError> {
         match ended {
             Ended::Answered(done, stop) => {
                 self.leave(&run.request, Some(&done)); // sessions
@@ -108,6 +116,7 @@ where
                 },
                 None => RunError::TurnLimit { turns: run.turns },
             },
+            Stop::Quota => self.quota_spent(),
             Stop::Stuck => RunError::Stuck {
                 tool: run.stuck_on.clone().unwrap_or_default(),
             },

@@ -12,6 +12,7 @@
 //! - `pause.rs`: a pause, handed up as a value and made the run's error in one place;
 //! - `compact.rs`: compaction (`context`), before a request past the bound;
 //! - `spend.rs`: the dollar budget, checked before each turn's request;
+//! - `booking.rs`: a quota's bookings, each turn's request booked before it is made;
 //! - `conclude.rs`: the outcome, and the policy at a bound;
 //! - `typed.rs`: a typed answer (`output = T`);
 //! - `drain.rs`: the server's shutdown;
@@ -21,6 +22,7 @@
 //! - `seams.rs`: what the run is plugged into, filled once by whoever starts it.
 
 mod ask;
+pub(crate) mod booking;
 mod compact;
 mod conclude;
 mod drain;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::model::caller::Caller;
 use crate::observe::TaskLine;
+use crate::run::booking::Booking;
 use crate::run::{Drain, Gate, Recorder};
 use crate::session::Lease;
 use crate::store::Keeper;
@@ -30,4 +31,6 @@ pub(crate) struct Seams<'a> {
     pub(crate) recorder: Option<&'a dyn Recorder>,
     /// The tool call the run answers, whose caller a [`CallerModel`](crate::CallerModel) asks.
     pub(crate) caller: Option<Arc<Caller>>,
+    /// Where the run books what it spends against its caller's quota.
+    pub(crate) booking: Option<&'a dyn Booking>,
 }

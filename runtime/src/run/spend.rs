@@ -67,11 +67,7 @@ where
         let Some(left) = run.usage.left() else {
             return Ok(Afford::Yes);
         };
-        let name = self.model.name();
-        let price = cost::price_of(name, self.model.price(), self.model.price_provider())
-            .ok_or_else(|| RunError::Unpriced {
-                model: name.to_owned(),
-            })?;
+        let price = self.price()?;
         // Far from the bound, no request can pass it: no estimate of this one's size is needed.
         if afford(
             left.usd(),
@@ -88,6 +84,16 @@ where
             tracing::debug!(target: "ladoga", budget = %left.budget, spent = left.spent, input, "the next request could pass the dollar budget");
         }
         Ok(afford)
+    }
+
+    /// The price of the run's model before it answers, which a bound in dollars needs.
+    pub(super) fn price(&self) -> Result<Price, RunError> {
+        let name = self.model.name();
+        cost::price_of(name, self.model.price(), self.model.price_provider()).ok_or_else(|| {
+            RunError::Unpriced {
+                model: name.to_owned(),
+            }
+        })
     }
 }
 

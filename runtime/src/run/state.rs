@@ -219,6 +219,8 @@ where
         usage.add(Some(svir::Usage::new(input, output)));
         if let Some(cost) = paused.cost {
             usage.spent_too(cost);
+            // Booked against a quota as the run paused.
+            usage.book_all();
         }
         Ok(Run {
             id: self.run_id(),

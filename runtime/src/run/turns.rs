@@ -14,6 +14,7 @@ use crate::metrics;
 use crate::model::CompletionModel;
 use crate::observe::spans;
 use crate::outcome::{Stop, UnknownCall};
+use crate::run::booking::Reserved;
 use crate::run::pause::{Halt, Pause};
 use crate::run::recorder::unknown_outcome;
 use crate::run::spend::Afford;
@@ -108,7 +109,20 @@ where
                         Afford::Capped(tokens) => Some(tokens),
                         Afford::No => return Ok(Ended::Limit(Stop::BudgetUsd)), // budget_usd
                     };
-                    let done = self.ask_turn_within(run, cap).await?; // the model request
+                    let (cap, booked) = match self.book_request(run, cap).await? {
+                        Reserved::Free => (cap, None),
+                        Reserved::Held { worst, cap } => (cap, Some(worst)),
+                        // A call whose first request finds the quota spent is refused.
+                        Reserved::Refused if run.turns == 0 => {
+                            return Err(self.quota_spent().into()); // quota
+                        }
+                        Reserved::Refused => return Ok(Ended::Limit(Stop::Quota)), // quota
+                    };
+                    let asked = self.ask_turn_within(run, cap).await; // the model request
+                    if let Some(worst) = booked {
+                        self.booked_request(run, worst).await; // quota
+                    }
+                    let done = asked?;
                     if done.calls.is_empty() {
                         run.progress.answered(run.turns).await;
                         return Ok(Ended::Answered(done, Stop::Answered));

@@ -18,7 +18,8 @@ pub use self::round_lock::round_unlocked;
 #[cfg(all(feature = "redis", not(feature = "legacy-spec")))]
 pub(crate) use self::round_lock::{Unlocked, clear_here, mark_here};
 pub use self::runs::{
-    MemoryRuns, PAUSED_RUN_TTL, RunStore, Runs, SESSION_PREFIX, StoreError, StoreFuture,
+    MemoryRuns, PAUSED_RUN_TTL, QUOTA_PREFIX, RunStore, Runs, SESSION_PREFIX, StoreError,
+    StoreFuture,
 };
 pub(crate) use self::seal::Seal;
 pub use self::session_bounds::{

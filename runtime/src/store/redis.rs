@@ -16,7 +16,7 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Cmd, FromRedisValue, RedisError};
 
-use crate::store::{RunStore, SESSION_PREFIX, StoreError, StoreFuture};
+use crate::store::{QUOTA_PREFIX, RunStore, SESSION_PREFIX, StoreError, StoreFuture};
 
 /// How long a command may wait for Redis's answer before it fails: a Redis that hangs is a
 /// Redis that does not answer.
@@ -113,8 +113,12 @@ impl RedisStore {
     }
 
     /// The key of what a [`RunStore`] keeps under `id`: `PREFIX:run:ID` for a paused run,
-    /// `PREFIX:session:…` for a session's conversation and lock.
+    /// `PREFIX:session:…` for a session's conversation and lock, `PREFIX:quota:…` for a quota's
+    /// counter.
     fn run_key(&self, id: &str) -> String {
+        if let Some(quota) = id.strip_prefix(QUOTA_PREFIX) {
+            return self.key("quota", quota);
+        }
         match id.strip_prefix(SESSION_PREFIX) {
             Some(session) => self.key("session", session),
             None => self.key("run", id),
@@ -151,6 +155,21 @@ fn on_connection(error: &RedisError) -> bool {
         || error.is_timeout()
 }
 
+/// [`RunStore::book`] in Redis: the total read, checked and added to in one script, its time to
+/// live set at the first booking.
+const BOOK: &str = r"
+local total = tonumber(redis.call('GET', KEYS[1]) or '0')
+local amount = tonumber(ARGV[1])
+if amount > 0 and total + amount > tonumber(ARGV[2]) then
+    return {0, total}
+end
+local after = redis.call('INCRBY', KEYS[1], amount)
+if redis.call('PTTL', KEYS[1]) < 0 then
+    redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
+return {1, after}
+";
+
 impl RunStore for RedisStore {
     fn put<'a>(&'a self, id: &'a str, run: Vec<u8>, ttl: Duration) -> StoreFuture<'a, ()> {
         Box::pin(async move {
@@ -182,6 +201,29 @@ impl RunStore for RedisStore {
 
     fn is_local(&self) -> bool {
         false
+    }
+
+    /// One script, so that replicas booking at once each see the others' bookings.
+    fn book<'a>(
+        &'a self,
+        key: &'a str,
+        amount: i64,
+        limit: i64,
+        ttl: Duration,
+    ) -> StoreFuture<'a, (bool, i64)> {
+        Box::pin(async move {
+            let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let mut command = redis::cmd("EVAL");
+            command
+                .arg(BOOK)
+                .arg(1)
+                .arg(self.run_key(key))
+                .arg(amount)
+                .arg(limit)
+                .arg(millis);
+            let (done, total): (i64, i64) = self.query(&command).await?;
+            Ok((done == 1, total))
+        })
     }
 
     fn claim<'a>(&'a self, id: &'a str, value: Vec<u8>, ttl: Duration) -> StoreFuture<'a, bool> {

@@ -85,11 +85,54 @@ pub trait RunStore: Send + Sync {
             }
         })
     }
+
+    /// Adds `amount` to the counter under `key` (kept for `ttl` from its first booking) when
+    /// the total stays at most `limit`, or when `amount` is not positive, and answers whether it
+    /// did and the total after: the total as it was when it would pass `limit`. A quota's
+    /// bookings ([`Quota`](crate::cost::Quota)), in billionths of a dollar.
+    ///
+    /// The default reads and puts back, which is not atomic: two replicas may both book the
+    /// last of a quota. A store shared by replicas overrides it with one atomic command, as
+    /// [`MemoryRuns`] and `RedisStore` do.
+    fn book<'a>(
+        &'a self,
+        key: &'a str,
+        amount: i64,
+        limit: i64,
+        ttl: Duration,
+    ) -> StoreFuture<'a, (bool, i64)> {
+        Box::pin(async move {
+            let there = self.take(key).await?;
+            let total = there.as_deref().map_or(0, counted);
+            let booked = booked(total, amount, limit);
+            let kept = booked.unwrap_or(total);
+            self.put(key, kept.to_string().into_bytes(), ttl).await?;
+            Ok((booked.is_some(), kept))
+        })
+    }
+}
+
+/// The total a counter holds, as [`RunStore::book`] keeps it: a number in ASCII.
+fn counted(bytes: &[u8]) -> i64 {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The total after booking `amount` on `total` under `limit`, if it may be booked.
+pub(crate) fn booked(total: i64, amount: i64, limit: i64) -> Option<i64> {
+    let after = total.saturating_add(amount);
+    (amount <= 0 || after <= limit).then_some(after)
 }
 
 /// The start of every key a session keeps under in a [`RunStore`]: its conversation and its
 /// lock, apart from the paused runs.
 pub const SESSION_PREFIX: &str = "session/";
+
+/// The start of every key a quota's counter is kept under in a [`RunStore`]
+/// ([`RunStore::book`]), apart from the paused runs.
+pub const QUOTA_PREFIX: &str = "quota/";
 
 /// The [`RunStore`] an [`Orchestrator`](crate::Orchestrator) uses, as a server registers it in
 /// neva's DI (`App::add_singleton(Runs::new(store))`); without one, the process's
@@ -253,9 +296,37 @@ impl RunStore for MemoryRuns {
         Some(
             self.runs()
                 .iter()
-                .filter(|(id, (expires, _))| *expires > now && !id.starts_with(SESSION_PREFIX))
+                .filter(|(id, (expires, _))| {
+                    *expires > now
+                        && !id.starts_with(SESSION_PREFIX)
+                        && !id.starts_with(QUOTA_PREFIX)
+                })
                 .count(),
         )
+    }
+
+    fn book<'a>(
+        &'a self,
+        key: &'a str,
+        amount: i64,
+        limit: i64,
+        ttl: Duration,
+    ) -> StoreFuture<'a, (bool, i64)> {
+        let now = Instant::now();
+        let mut runs = self.runs();
+        // Under one lock: bookings at once see each other's.
+        let (expires, total) = match runs.get(key) {
+            Some((expires, there)) if *expires > now => (*expires, counted(there)),
+            _ => (now + ttl, 0),
+        };
+        let booked = booked(total, amount, limit);
+        if let Some(after) = booked {
+            runs.insert(key.to_owned(), (expires, after.to_string().into_bytes()));
+        }
+        Box::pin(std::future::ready(Ok((
+            booked.is_some(),
+            booked.unwrap_or(total),
+        ))))
     }
 
     fn claim<'a>(&'a self, id: &'a str, value: Vec<u8>, ttl: Duration) -> StoreFuture<'a, bool> {

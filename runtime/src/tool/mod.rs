@@ -8,6 +8,7 @@ mod elicitation;
 mod entered;
 mod orchestrator;
 mod prepare;
+mod quota;
 mod session;
 
 pub use self::answer::{Output, Report, Typed, answer};

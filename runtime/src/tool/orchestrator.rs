@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 
 use crate::approval::Approvals;
 use crate::brief::IntoBrief;
-use crate::cost::Dollars;
+use crate::cost::{Dollars, Quota};
 use crate::error::RunError;
 use crate::limits::Limits;
 use crate::model::CompletionModel;
@@ -61,6 +61,8 @@ pub struct Orchestrator {
     pub(super) task: Option<String>,
     /// Whether each call is a durable run, on a server with Restate.
     pub(super) durable: bool,
+    /// What one caller may spend on the tool in a window.
+    pub(super) quota: Option<Quota>,
 }
 
 /// Which tools a run is offered, and how their calls go.
@@ -126,6 +128,7 @@ impl Orchestrator {
             briefing: Briefing::default(),
             task: None,
             durable: false,
+            quota: None,
         }
     }
 
@@ -260,6 +263,25 @@ impl Orchestrator {
     /// [`Orchestration::progress`](crate::Orchestration::progress).
     pub fn progress(mut self, token: Option<ProgressToken>) -> Self {
         self.settings.progress = token;
+        self
+    }
+
+    /// What one caller (its token's issuer and subject; callers without a token together) may
+    /// spend on this tool in a minute, an hour or a day, kept in the run store ([`Runs`](crate::Runs),
+    /// shared by replicas on Redis). A call is refused before its model is asked once the caller
+    /// has spent the quota, saying when it frees up; each request of a run is booked in the store
+    /// before it is made, at its worst case, so that calls at once never spend more than the
+    /// quota together, and its cost is booked when it is known.
+    ///
+    /// # Examples
+    /// ```
+    /// use ladoga::cost::Quota;
+    ///
+    /// let orchestrator = ladoga::Orchestrator::new().quota(Quota::parse("5 USD/day").unwrap());
+    /// # let _ = orchestrator;
+    /// ```
+    pub fn quota(mut self, quota: Quota) -> Self {
+        self.quota = Some(quota);
         self
     }
 

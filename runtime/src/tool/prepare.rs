@@ -9,11 +9,13 @@ use crate::brief::IntoBrief;
 use crate::error::RunError;
 use crate::model::CompletionModel;
 use crate::model::caller::Caller;
+use crate::run::booking::Booking;
 use crate::run::{Drain, Gate, Orchestration, Seams};
 use crate::schema::SchemaProfile;
 use crate::session::Lease;
 use crate::store::{Keeper, Runs};
 use crate::tool::entered::Entered;
+use crate::tool::quota::QuotaBook;
 use crate::tool::{Elicitation, Orchestrator, session};
 use crate::toolbox::ToolUnion;
 use crate::usage::SharedUsage;
@@ -78,6 +80,16 @@ impl Orchestrator {
         asks_caller: bool,
         profile: SchemaProfile,
     ) -> Result<(Prepared<'c>, svir::Request), RunError> {
+        // A caller who spent the quota is refused before anything else.
+        let quota = match self.quota {
+            Some(quota) => {
+                let agent = self.settings.name.as_deref().unwrap_or("run");
+                let book = QuotaBook::of(ctx, agent, quota);
+                book.open().await?;
+                Some(book)
+            }
+            None => None,
+        };
         let entered = Entered::take(self.durable, ctx).await;
         // Boxed, and only for a run that asks (its model too): a keeper is a kilobyte every run
         // would carry.
@@ -97,6 +109,7 @@ impl Orchestrator {
             lease,
             approver: Elicitation::of_call(ctx, self.task.as_deref()),
             asks: self.asks(ctx),
+            quota,
         };
         Ok((prepared, brief))
     }
@@ -169,6 +182,8 @@ pub(super) struct Prepared<'c> {
     approver: Elicitation<'c>,
     /// Whether the model is offered `ask_caller`.
     asks: bool,
+    /// The caller's quota, which the run books what it spends against.
+    quota: Option<QuotaBook>,
 }
 
 impl Prepared<'_> {
@@ -207,6 +222,7 @@ impl Prepared<'_> {
                 task: self.approver.task(),
                 session: self.lease.as_deref(),
                 recorder: None,
+                booking: self.quota.as_ref().map(|book| book as &dyn Booking),
                 caller: Some(Caller::of(ctx)),
             },
         };

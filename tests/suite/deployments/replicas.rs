@@ -43,6 +43,34 @@ async fn a_run_kept_by_one_replica_is_taken_once_by_another() {
     assert_eq!(other.take("run-2").await.expect("read"), None, "expired");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs redis-server: run by scripts/test"]
+async fn a_quotas_bookings_at_once_on_two_replicas_never_pass_its_limit() {
+    let redis = Redis::start().await;
+    let (one, other) = two_replicas(&redis).await;
+    let ttl = Duration::from_secs(60);
+    let key = "quota/planner/day/someone/1";
+    // 100 bookings of 3 at once, half through each replica, under a limit of 100: 33 fit.
+    let bookings = (0..100).map(|index| {
+        let store = if index % 2 == 0 { &one } else { &other };
+        store.book(key, 3, 100, ttl)
+    });
+    let booked = futures_util::future::join_all(bookings).await;
+    let done = booked
+        .iter()
+        .filter(|booked| booked.as_ref().unwrap().0)
+        .count();
+    assert_eq!(done, 33);
+    assert!(
+        booked
+            .iter()
+            .all(|booked| booked.as_ref().unwrap().1 <= 100)
+    );
+    // Giving back is never refused; the total is what both see.
+    assert_eq!(one.book(key, -9, 100, ttl).await.unwrap(), (true, 90));
+    assert_eq!(other.book(key, 0, 100, ttl).await.unwrap(), (true, 90));
+}
+
 #[tokio::test]
 #[ignore = "needs redis-server: run by scripts/test"]
 async fn a_claim_is_one_callers_until_it_is_let_go() {

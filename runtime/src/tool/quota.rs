@@ -1,0 +1,140 @@
+//! A tool's quota for its call's caller: the counter of the caller's current window in the run
+//! store, checked before the run and booked by it (`run/booking.rs`).
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use neva::Context;
+
+use crate::cost::Quota;
+use crate::error::RunError;
+use crate::run::booking::{Booking, BookingFuture};
+use crate::session::principal;
+use crate::store::{QUOTA_PREFIX, Runs};
+use crate::toolbox::arguments::digest;
+
+/// Billionths of a dollar: what the store counts.
+const NANOS: f64 = 1e9;
+
+/// How long a window's counter outlives the window, for a clock a little behind.
+const SLACK: Duration = Duration::from_secs(60);
+
+/// The quota of one tool call's caller, in the window the call began in.
+pub(super) struct QuotaBook {
+    runs: Runs,
+    key: String,
+    quota: Quota,
+    /// When the window ends: when the quota frees up.
+    ends: SystemTime,
+}
+
+impl QuotaBook {
+    /// The quota `quota` of `tool` for `ctx`'s caller (its token's issuer and subject; callers
+    /// without a token together), in the current window.
+    pub(super) fn of(ctx: &Context, tool: &str, quota: Quota) -> Self {
+        let runs = ctx
+            .resolve_shared::<Runs>()
+            .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
+        let caller = principal::of(ctx).unwrap_or_else(|| "anonymous".to_owned());
+        let window = quota.per().duration().as_secs().max(1);
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        let index = now / window;
+        let per = quota.per().name();
+        Self {
+            runs,
+            key: format!("{QUOTA_PREFIX}{tool}/{per}/{}/{index}", digest(&caller)),
+            quota,
+            ends: UNIX_EPOCH + Duration::from_secs((index + 1) * window),
+        }
+    }
+
+    /// Refuses the call when its caller has spent the quota: before its model is asked.
+    pub(super) async fn open(&self) -> Result<(), RunError> {
+        let limit = self.limit();
+        match self.store(0, limit).await? {
+            (_, total) if total < limit => Ok(()),
+            _ => Err(self.spent()),
+        }
+    }
+
+    fn limit(&self) -> i64 {
+        (self.quota.dollars().get() * NANOS) as i64
+    }
+
+    /// Books `amount` billionths under `limit` in the store: whether it did, and the total.
+    async fn store(&self, amount: i64, limit: i64) -> Result<(bool, i64), RunError> {
+        let ttl = self
+            .ends
+            .duration_since(SystemTime::now())
+            .unwrap_or_default()
+            + SLACK;
+        self.runs
+            .store()
+            .book(&self.key, amount, limit, ttl)
+            .await
+            .map_err(|error| {
+                tracing::warn!(target: "ladoga", parent: None, %error, "the run store did not book the quota");
+                RunError::Store("the quota could not be checked: the run store did not answer".into())
+            })
+    }
+}
+
+impl Booking for QuotaBook {
+    fn book(&self, dollars: f64) -> BookingFuture<'_, Result<Result<(), f64>, RunError>> {
+        Box::pin(async move {
+            let amount = (dollars * NANOS).ceil() as i64;
+            let limit = self.limit();
+            match self.store(amount.max(0), limit).await? {
+                (true, _) => Ok(Ok(())),
+                (false, total) => Ok(Err((limit - total).max(0) as f64 / NANOS)),
+            }
+        })
+    }
+
+    fn correct(&self, dollars: f64) -> BookingFuture<'_, ()> {
+        Box::pin(async move {
+            let amount = (dollars * NANOS).round() as i64;
+            // Booked whatever the quota: a negative amount is never refused, and a cost past the
+            // worst case counts too.
+            let _ = self.store(amount, i64::MAX).await;
+        })
+    }
+
+    fn spent(&self) -> RunError {
+        let left = self
+            .ends
+            .duration_since(SystemTime::now())
+            .unwrap_or_default();
+        let frees_at = chrono::DateTime::<chrono::Utc>::from(self.ends);
+        RunError::OverQuota {
+            quota: self.quota.to_string(),
+            frees_at: frees_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            frees_in: span(left),
+        }
+    }
+}
+
+/// `left` as a person reads it: `3h 12m`, `4m 5s`, `12s`.
+fn span(left: Duration) -> String {
+    let secs = left.as_secs();
+    match (secs / 3600, secs % 3600 / 60, secs % 60) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, s) => format!("{m}m {s}s"),
+        (h, m, _) => format!("{h}h {m}m"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::span;
+    use std::time::Duration;
+
+    #[test]
+    fn the_time_left_reads_in_its_largest_units() {
+        assert_eq!(span(Duration::from_secs(12)), "12s");
+        assert_eq!(span(Duration::from_secs(245)), "4m 5s");
+        assert_eq!(span(Duration::from_secs(3 * 3600 + 12 * 60 + 9)), "3h 12m");
+    }
+}

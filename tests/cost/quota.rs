@@ -1,0 +1,178 @@
+//! A quota per caller: what one caller may spend on a tool in a window, kept in the run store.
+//! Through a real neva server and client, the scripted model over HTTP answering each call in
+//! one request of 200 tokens written, at $10 a million: $0.002 a call. The servers keep their
+//! runs in the process's store, which the tests share: each tool is one test's.
+
+use ladoga::testing::{Reply, ScriptedModel};
+use ladoga::{Price, REPORT_KEY, orchestrator};
+use neva::prelude::*;
+use serde_json::Value;
+
+use super::common::{Server, connect, text};
+
+/// Answers with $0.005 a day for each caller.
+#[orchestrator(quota = "0.005 USD/day")]
+async fn metered(focus: String) -> String {
+    format!("Plan {focus}.")
+}
+
+/// Answers with $0.05 a day for each caller.
+#[orchestrator(quota = "0.05 USD/day")]
+async fn rationed(focus: String) -> String {
+    format!("Plan {focus}.")
+}
+
+/// Answers with $0.01 a day for each caller.
+#[orchestrator(quota = "0.01 USD/day")]
+async fn allowance(focus: String) -> String {
+    format!("Plan {focus}.")
+}
+
+/// A model that answers at once, each answer 200 tokens written; and a server asking it at $10
+/// a million tokens written.
+async fn server() -> (ScriptedModel, ladoga::testing::ScriptedServer, Server) {
+    let script = ScriptedModel::from_fn(|_| Reply::text("Planned.").with_usage(100, 200));
+    let served = script.serve().await.expect("serves");
+    let model = served
+        .model()
+        .with_price(Price::per_million_tokens(0.0, 10.0));
+    let running = Server::start(App::new().add_singleton(model)).await;
+    (script, served, running)
+}
+
+/// The result of a call of `tool`: whether it is an error, its text and its report.
+async fn call(client: &neva::Client, tool: &str) -> (bool, String, Value) {
+    let result = client
+        .tools()
+        .call(tool, [("focus", "the offsite")])
+        .await
+        .expect("tools/call");
+    let block = serde_json::to_value(&result.content[0]).expect("JSON");
+    (
+        result.is_error,
+        text(&result),
+        block["_meta"][REPORT_KEY].clone(),
+    )
+}
+
+#[tokio::test]
+async fn a_caller_past_its_quota_is_refused_before_the_model_is_asked_and_told_when_it_frees_up() {
+    let (script, _served, running) = server().await;
+    let client = connect(running.addr).await;
+    // $0.005: the first call books what is left, $0.005, for an answer of at most 500 tokens,
+    // and spends $0.002; the second books $0.003 and spends $0.002.
+    for _ in 0..2 {
+        let (error, text, report) = call(&client, "metered").await;
+        assert!(!error, "{text}");
+        assert_eq!(report["cost_usd"], 0.002, "{report}");
+    }
+    let limits: Vec<_> = script
+        .requests()
+        .iter()
+        .map(|seen| {
+            let body = seen.body();
+            (body.get("max_completion_tokens").or(body.get("max_tokens")))
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(
+        limits,
+        [500, 300],
+        "each answer limited to what the quota had left"
+    );
+    // $0.001 is left, which pays for fewer than 256 tokens: refused, the model not asked.
+    let (error, text, _) = call(&client, "metered").await;
+    assert!(error, "{text}");
+    assert!(
+        text.starts_with(
+            "this caller has spent its quota of $0.005 a day on this tool; it frees up at "
+        ) && text.contains("T00:00:00Z (in "),
+        "{text}"
+    );
+    assert_eq!(script.requests().len(), 2);
+    // Another tool's quota is its own.
+    let (error, text, _) = call(&client, "allowance").await;
+    assert!(!error, "{text}");
+    client.disconnect().await.expect("disconnects");
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn fifty_calls_at_once_never_spend_more_than_the_quota() {
+    let (script, _served, running) = server().await;
+    let client = connect(running.addr).await;
+    let calls = (0..50).map(|_| call(&client, "rationed"));
+    let ended = futures_util::future::join_all(calls).await;
+    let answered = ended.iter().filter(|(error, _, _)| !error).count();
+    let refused: Vec<_> = ended.iter().filter(|(error, _, _)| *error).collect();
+    for (_, text, _) in &refused {
+        assert!(text.contains("quota of $0.05 a day"), "{text}");
+    }
+    // Each answered call spent $0.002, and no refused call asked the model.
+    assert_eq!(script.requests().len(), answered);
+    assert!(answered >= 1, "some calls are answered");
+    assert!(
+        answered as f64 * 0.002 <= 0.05 + 1e-9,
+        "{answered} calls answered"
+    );
+    // Once they all ended, what is left of the quota is there for the next call, when it pays
+    // for an answer of 256 tokens ($0.00256).
+    let left = 0.05 - answered as f64 * 0.002;
+    let (error, text, _) = call(&client, "rationed").await;
+    assert_eq!(error, left < 0.00256, "{answered} answered: {text}");
+    eprintln!("{answered} of 50 calls at once answered");
+    client.disconnect().await.expect("disconnects");
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs redis-server and nginx: run by scripts/test (scripts/services install)"]
+async fn fifty_calls_through_nginx_to_two_replicas_sharing_redis_never_spend_more_than_the_quota() {
+    use super::common::nginx::{Nginx, Routing};
+    use super::common::redis::Redis;
+    use ladoga::{RedisStore, Runs};
+
+    let redis = Redis::start().await;
+    let script = ScriptedModel::from_fn(|_| Reply::text("Planned.").with_usage(100, 200));
+    let served = script.serve().await.expect("serves");
+    let model = served
+        .model()
+        .with_price(Price::per_million_tokens(0.0, 10.0));
+    let mut replicas = Vec::new();
+    for _ in 0..2 {
+        let store = RedisStore::connect(&redis.url()).await.expect("connects");
+        let runs = Runs::new(store).with_secret("the replicas' shared secret, 32 bytes or more");
+        let app = App::new().add_singleton(model.clone()).add_singleton(runs);
+        replicas.push(Server::start(app).await);
+    }
+    let addrs: Vec<_> = replicas.iter().map(|replica| replica.addr).collect();
+    let nginx = Nginx::start(&addrs, Routing::RoundRobin)
+        .await
+        .expect("nginx in front");
+    let client = connect(nginx.addr).await;
+    let calls = (0..50).map(|_| call(&client, "shared_quota"));
+    let ended = futures_util::future::join_all(calls).await;
+    let answered = ended.iter().filter(|(error, _, _)| !error).count();
+    for (error, text, _) in &ended {
+        assert!(!error || text.contains("quota of $0.05 a day"), "{text}");
+    }
+    assert_eq!(script.requests().len(), answered);
+    assert!(answered >= 1, "some calls are answered");
+    assert!(
+        answered as f64 * 0.002 <= 0.05 + 1e-9,
+        "{answered} calls answered"
+    );
+    eprintln!("{answered} of 50 calls at once through two replicas answered");
+    client.disconnect().await.expect("disconnects");
+    drop(nginx);
+    for replica in replicas {
+        replica.stop().await;
+    }
+}
+
+/// Answers with $0.05 a day for each caller, on replicas sharing Redis.
+#[orchestrator(quota = "0.05 USD/day")]
+async fn shared_quota(focus: String) -> String {
+    format!("Plan {focus}.")
+}
