@@ -55,12 +55,15 @@ pub enum RunError {
     /// The caller has spent the tool's quota: the call is refused, or the run stopped before a
     /// request that could have passed it, under [`OnLimit::Error`](crate::OnLimit::Error).
     #[error(
-        "this caller has spent its quota of {quota} on this tool; it frees up at {frees_at} \
+        "this caller has spent its quota of {quota} on {on}; it frees up at {frees_at} \
          (in {frees_in})"
     )]
     OverQuota {
         /// The quota, as `$5.00 a day`.
         quota: String,
+        /// What it is the quota of: `this tool`, or `this server` for a
+        /// [`ServerQuota`](crate::cost::ServerQuota).
+        on: String,
         /// When its window ends, in UTC (RFC 3339).
         frees_at: String,
         /// How long until then, as `3h 12m`.

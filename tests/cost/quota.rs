@@ -3,6 +3,7 @@
 //! one request of 200 tokens written, at $10 a million: $0.002 a call. The servers keep their
 //! runs in the process's store, which the tests share: each tool is one test's.
 
+use ladoga::cost::{Per, Quota, ServerQuota};
 use ladoga::testing::{Reply, ScriptedModel};
 use ladoga::{Price, REPORT_KEY, orchestrator};
 use neva::prelude::*;
@@ -28,15 +29,34 @@ async fn allowance(focus: String) -> String {
     format!("Plan {focus}.")
 }
 
+/// Plans, with no quota of its own.
+#[orchestrator]
+async fn first_errand(focus: String) -> String {
+    format!("Plan {focus}.")
+}
+
+/// Plans, with no quota of its own.
+#[orchestrator]
+async fn second_errand(focus: String) -> String {
+    format!("Plan {focus}.")
+}
+
 /// A model that answers at once, each answer 200 tokens written; and a server asking it at $10
 /// a million tokens written.
 async fn server() -> (ScriptedModel, ladoga::testing::ScriptedServer, Server) {
+    server_with(|app| app).await
+}
+
+/// [`server`], with `more` registered.
+async fn server_with(
+    more: impl FnOnce(App) -> App,
+) -> (ScriptedModel, ladoga::testing::ScriptedServer, Server) {
     let script = ScriptedModel::from_fn(|_| Reply::text("Planned.").with_usage(100, 200));
     let served = script.serve().await.expect("serves");
     let model = served
         .model()
         .with_price(Price::per_million_tokens(0.0, 10.0));
-    let running = Server::start(App::new().add_singleton(model)).await;
+    let running = Server::start(more(App::new().add_singleton(model))).await;
     (script, served, running)
 }
 
@@ -94,6 +114,27 @@ async fn a_caller_past_its_quota_is_refused_before_the_model_is_asked_and_told_w
     // Another tool's quota is its own.
     let (error, text, _) = call(&client, "allowance").await;
     assert!(!error, "{text}");
+    client.disconnect().await.expect("disconnects");
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_server_quota_is_shared_by_every_orchestrator_of_the_server() {
+    let quota = ServerQuota(Quota::new(0.005, Per::Day));
+    let (script, _served, running) = server_with(|app| app.add_singleton(quota)).await;
+    let client = connect(running.addr).await;
+    // $0.002 on one tool, then $0.002 on another, of the same $0.005.
+    for tool in ["first_errand", "second_errand"] {
+        let (error, text, _) = call(&client, tool).await;
+        assert!(!error, "{text}");
+    }
+    let (error, text, _) = call(&client, "first_errand").await;
+    assert!(error, "{text}");
+    assert!(
+        text.starts_with("this caller has spent its quota of $0.005 a day on this server;"),
+        "{text}"
+    );
+    assert_eq!(script.requests().len(), 2);
     client.disconnect().await.expect("disconnects");
     running.stop().await;
 }

@@ -69,6 +69,9 @@
 //! ([`Runs`](crate::Runs)): with a [`RedisStore`](crate::RedisStore), replicas share it, each
 //! booking one script that reads, checks and adds ([`RunStore::book`](crate::RunStore::book)).
 //!
+//! A [`ServerQuota`] registered in neva's DI bounds what one caller spends on all of the server's
+//! orchestrators together: each books against it too, beside its own.
+//!
 //! A call whose caller has spent the quota is refused before its model is asked, with a tool
 //! error that says when the quota frees up ([`RunError::OverQuota`](crate::RunError::OverQuota)).
 //! Each request of a run is booked before it is made at its worst case, as a budget counts it;
@@ -149,6 +152,6 @@ pub(crate) use self::dollars::usd;
 pub(crate) use self::noted::{Pricing, note, noted};
 pub use self::price::Price;
 pub(crate) use self::price::{cost, price_of};
-pub use self::quota::{Per, Quota};
+pub use self::quota::{Per, Quota, ServerQuota};
 pub(crate) use self::reckoned::{reckon, reckoned};
 pub(crate) use self::spent::Spent;

@@ -104,3 +104,17 @@ impl fmt::Display for Quota {
         write!(f, "{} a {}", self.dollars, self.per.name())
     }
 }
+
+/// A quota every orchestrator of a server books against, beside its own: what one caller may
+/// spend on all of the server's tools together in each window. Registered in neva's DI:
+/// `App::add_singleton(ServerQuota(Quota::parse("50 USD/day")?))`.
+///
+/// # Examples
+/// ```
+/// use ladoga::cost::{Quota, ServerQuota};
+///
+/// let app = neva::App::new().add_singleton(ServerQuota(Quota::parse("50 USD/day").unwrap()));
+/// # let _ = app;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ServerQuota(pub Quota);

@@ -15,7 +15,7 @@ use crate::schema::SchemaProfile;
 use crate::session::Lease;
 use crate::store::{Keeper, Runs};
 use crate::tool::entered::Entered;
-use crate::tool::quota::QuotaBook;
+use crate::tool::quota::QuotaBooks;
 use crate::tool::{Elicitation, Orchestrator, session};
 use crate::toolbox::ToolUnion;
 use crate::usage::SharedUsage;
@@ -80,16 +80,9 @@ impl Orchestrator {
         asks_caller: bool,
         profile: SchemaProfile,
     ) -> Result<(Prepared<'c>, svir::Request), RunError> {
-        // A caller who spent the quota is refused before anything else.
-        let quota = match self.quota {
-            Some(quota) => {
-                let agent = self.settings.name.as_deref().unwrap_or("run");
-                let book = QuotaBook::of(ctx, agent, quota);
-                book.open().await?;
-                Some(book)
-            }
-            None => None,
-        };
+        // A caller who spent a quota is refused before anything else.
+        let agent = self.settings.name.as_deref().unwrap_or("run");
+        let quota = QuotaBooks::of(ctx, agent, self.quota).await?;
         let entered = Entered::take(self.durable, ctx).await;
         // Boxed, and only for a run that asks (its model too): a keeper is a kilobyte every run
         // would carry.
@@ -182,8 +175,8 @@ pub(super) struct Prepared<'c> {
     approver: Elicitation<'c>,
     /// Whether the model is offered `ask_caller`.
     asks: bool,
-    /// The caller's quota, which the run books what it spends against.
-    quota: Option<QuotaBook>,
+    /// The caller's quotas, which the run books what it spends against.
+    quota: Option<QuotaBooks>,
 }
 
 impl Prepared<'_> {

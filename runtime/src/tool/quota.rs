@@ -1,11 +1,13 @@
-//! A tool's quota for its call's caller: the counter of the caller's current window in the run
-//! store, checked before the run and booked by it (`run/booking.rs`).
+//! A tool's quotas for its call's caller, its own and the server's: the counters of the caller's
+//! current windows in the run store, checked before the run and booked by it
+//! (`run/booking.rs`).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use neva::Context;
 
-use crate::cost::Quota;
+use crate::cost::{Quota, ServerQuota};
 use crate::error::RunError;
 use crate::run::booking::{Booking, BookingFuture};
 use crate::session::principal;
@@ -18,19 +20,92 @@ const NANOS: f64 = 1e9;
 /// How long a window's counter outlives the window, for a clock a little behind.
 const SLACK: Duration = Duration::from_secs(60);
 
-/// The quota of one tool call's caller, in the window the call began in.
-pub(super) struct QuotaBook {
+/// The quotas of one tool call's caller, the tool's and the server's, booked together: a
+/// booking one refuses is given back to those that took it.
+pub(super) struct QuotaBooks {
+    books: Vec<QuotaBook>,
+    /// The book that refused last.
+    refused: AtomicUsize,
+}
+
+impl QuotaBooks {
+    /// The quotas of `ctx`'s call of `tool`: its own `quota`, and the server's, if it has one;
+    /// none when neither is.
+    pub(super) async fn of(
+        ctx: &Context,
+        tool: &str,
+        quota: Option<Quota>,
+    ) -> Result<Option<Self>, RunError> {
+        let mut books = Vec::new();
+        if let Some(quota) = quota {
+            books.push(QuotaBook::of(
+                ctx,
+                &format!("tool/{tool}"),
+                "this tool",
+                quota,
+            ));
+        }
+        if let Ok(ServerQuota(quota)) = ctx.resolve::<ServerQuota>() {
+            books.push(QuotaBook::of(ctx, "server", "this server", quota));
+        }
+        for book in &books {
+            book.open().await?;
+        }
+        Ok((!books.is_empty()).then(|| Self {
+            books,
+            refused: AtomicUsize::new(0),
+        }))
+    }
+}
+
+impl Booking for QuotaBooks {
+    fn book(&self, dollars: f64) -> BookingFuture<'_, Result<Result<(), f64>, RunError>> {
+        Box::pin(async move {
+            for (index, book) in self.books.iter().enumerate() {
+                if let Err(left) = book.book(dollars).await? {
+                    for taken in &self.books[..index] {
+                        taken.correct(-dollars).await;
+                    }
+                    self.refused.store(index, Ordering::Relaxed);
+                    return Ok(Err(left));
+                }
+            }
+            Ok(Ok(()))
+        })
+    }
+
+    fn correct(&self, dollars: f64) -> BookingFuture<'_, ()> {
+        Box::pin(async move {
+            for book in &self.books {
+                book.correct(dollars).await;
+            }
+        })
+    }
+
+    fn spent(&self) -> RunError {
+        let refused = self
+            .refused
+            .load(Ordering::Relaxed)
+            .min(self.books.len() - 1);
+        self.books[refused].spent()
+    }
+}
+
+/// One quota of one tool call's caller, in the window the call began in.
+struct QuotaBook {
     runs: Runs,
     key: String,
+    /// What it is the quota of, for its error: `this tool`.
+    on: &'static str,
     quota: Quota,
     /// When the window ends: when the quota frees up.
     ends: SystemTime,
 }
 
 impl QuotaBook {
-    /// The quota `quota` of `tool` for `ctx`'s caller (its token's issuer and subject; callers
-    /// without a token together), in the current window.
-    pub(super) fn of(ctx: &Context, tool: &str, quota: Quota) -> Self {
+    /// The quota `quota` of `scope` (`tool/NAME`, or `server`) for `ctx`'s caller (its token's
+    /// issuer and subject; callers without a token together), in the current window.
+    fn of(ctx: &Context, scope: &str, on: &'static str, quota: Quota) -> Self {
         let runs = ctx
             .resolve_shared::<Runs>()
             .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
@@ -44,14 +119,15 @@ impl QuotaBook {
         let per = quota.per().name();
         Self {
             runs,
-            key: format!("{QUOTA_PREFIX}{tool}/{per}/{}/{index}", digest(&caller)),
+            key: format!("{QUOTA_PREFIX}{scope}/{per}/{}/{index}", digest(&caller)),
+            on,
             quota,
             ends: UNIX_EPOCH + Duration::from_secs((index + 1) * window),
         }
     }
 
     /// Refuses the call when its caller has spent the quota: before its model is asked.
-    pub(super) async fn open(&self) -> Result<(), RunError> {
+    async fn open(&self) -> Result<(), RunError> {
         let limit = self.limit();
         match self.store(0, limit).await? {
             (_, total) if total < limit => Ok(()),
@@ -81,27 +157,25 @@ impl QuotaBook {
     }
 }
 
-impl Booking for QuotaBook {
-    fn book(&self, dollars: f64) -> BookingFuture<'_, Result<Result<(), f64>, RunError>> {
-        Box::pin(async move {
-            let amount = (dollars * NANOS).ceil() as i64;
-            let limit = self.limit();
-            match self.store(amount.max(0), limit).await? {
-                (true, _) => Ok(Ok(())),
-                (false, total) => Ok(Err((limit - total).max(0) as f64 / NANOS)),
-            }
-        })
+impl QuotaBook {
+    /// Books `dollars`; when the quota would pass, books nothing and answers what is left.
+    async fn book(&self, dollars: f64) -> Result<Result<(), f64>, RunError> {
+        let amount = (dollars * NANOS).ceil() as i64;
+        let limit = self.limit();
+        match self.store(amount.max(0), limit).await? {
+            (true, _) => Ok(Ok(())),
+            (false, total) => Ok(Err((limit - total).max(0) as f64 / NANOS)),
+        }
     }
 
-    fn correct(&self, dollars: f64) -> BookingFuture<'_, ()> {
-        Box::pin(async move {
-            let amount = (dollars * NANOS).round() as i64;
-            // Booked whatever the quota: a negative amount is never refused, and a cost past the
-            // worst case counts too.
-            let _ = self.store(amount, i64::MAX).await;
-        })
+    /// Books `dollars` whatever the quota: a negative amount is never refused, and a cost past
+    /// the worst case counts too.
+    async fn correct(&self, dollars: f64) {
+        let amount = (dollars * NANOS).round() as i64;
+        let _ = self.store(amount, i64::MAX).await;
     }
 
+    /// The error of a call whose caller spent this quota.
     fn spent(&self) -> RunError {
         let left = self
             .ends
@@ -110,6 +184,7 @@ impl Booking for QuotaBook {
         let frees_at = chrono::DateTime::<chrono::Utc>::from(self.ends);
         RunError::OverQuota {
             quota: self.quota.to_string(),
+            on: self.on.to_owned(),
             frees_at: frees_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             frees_in: span(left),
         }
