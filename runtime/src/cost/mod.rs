@@ -149,7 +149,7 @@ pub use self::carried::{BAGGAGE_MEMBER, BUDGET_KEY, caller_budget};
 pub(crate) use self::carried::{spent_by, with_budget};
 pub use self::dollars::Dollars;
 pub(crate) use self::dollars::usd;
-pub(crate) use self::noted::{Pricing, note, noted};
+pub(crate) use self::noted::{Pricing, note, note_chosen, noted};
 pub use self::price::Price;
 pub(crate) use self::price::{cost, price_of};
 pub use self::quota::{Per, Quota, ServerQuota};

@@ -1,14 +1,15 @@
 //! The price of the model that answered a request, as it notes it: a `Model` inside any
 //! wrapper, or a fallback's model, says its own price while the request runs, so a wrapper need
-//! not pass it on.
+//! not pass it on. A `Fallback` notes the name of the model it chose in the same place: one
+//! task-local a request.
 
 use std::cell::RefCell;
 
 use super::Price;
 
 tokio::task_local! {
-    /// How the model that answered the request running on this task is priced.
-    static NOTED: RefCell<Option<Pricing>>;
+    /// What the model that answered the request running on this task noted of itself.
+    static NOTED: RefCell<Noted>;
 }
 
 /// How a model is priced: its own price, or the provider whose price genai-prices gives for its
@@ -19,6 +20,26 @@ pub(crate) struct Pricing {
     pub(crate) provider: Option<String>,
 }
 
+/// What the model that answered a request noted of itself, the innermost note winning.
+#[derive(Debug, Default)]
+pub(crate) struct Noted {
+    /// How it is priced.
+    pub(crate) pricing: Option<Pricing>,
+    /// Its name, when a [`Fallback`](crate::Fallback) chose it.
+    pub(crate) by: Option<String>,
+}
+
+/// Notes `name` as the model a [`Fallback`](crate::Fallback) chose, when a request is listening
+/// and no fallback inside this one noted its own first.
+pub(crate) fn note_chosen(name: &str) {
+    let _ = NOTED.try_with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.by.is_none() {
+            slot.by = Some(name.to_owned());
+        }
+    });
+}
+
 /// Notes how the model that just answered is priced, when a request is listening and no model
 /// inside this one noted it first.
 pub(crate) fn note(price: Option<Price>, provider: Option<&str>) {
@@ -27,8 +48,8 @@ pub(crate) fn note(price: Option<Price>, provider: Option<&str>) {
     }
     let _ = NOTED.try_with(|slot| {
         let mut slot = slot.borrow_mut();
-        if slot.is_none() {
-            *slot = Some(Pricing {
+        if slot.pricing.is_none() {
+            slot.pricing = Some(Pricing {
                 price,
                 provider: provider.map(str::to_owned),
             });
@@ -36,11 +57,10 @@ pub(crate) fn note(price: Option<Price>, provider: Option<&str>) {
     });
 }
 
-/// Runs `answer`, one model request, and returns with it how the model that answered is
-/// priced, when it noted it.
-pub(crate) async fn noted<T>(answer: impl Future<Output = T>) -> (T, Option<Pricing>) {
-    let mut scoped = std::pin::pin!(NOTED.scope(RefCell::new(None), answer));
+/// Runs `answer`, one model request, and returns with it what the model that answered noted.
+pub(crate) async fn noted<T>(answer: impl Future<Output = T>) -> (T, Noted) {
+    let mut scoped = std::pin::pin!(NOTED.scope(RefCell::default(), answer));
     let done = (&mut scoped).await;
-    let noted = scoped.as_mut().take_value().and_then(RefCell::into_inner);
-    (done, noted)
+    let noted = scoped.as_mut().take_value().unwrap_or_default();
+    (done, noted.into_inner())
 }

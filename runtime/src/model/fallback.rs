@@ -2,9 +2,7 @@
 //! not answer, and a note of which one did.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::fmt;
-use std::future::Future;
 
 use svir::{Completion, ErrorKind, Event, Request};
 
@@ -12,13 +10,6 @@ use crate::cost::{self, Price};
 use crate::model::CompletionModel;
 use crate::model::erased;
 use crate::schema::SchemaProfile;
-
-tokio::task_local! {
-    /// Where a [`Fallback`] notes the name of the model that answered, while the orchestration
-    /// asks for one answer ([`answered_by`]). The innermost note wins: a fallback within a
-    /// fallback names the model that answered, not itself.
-    static ANSWERED_BY: RefCell<Option<String>>;
-}
 
 /// A [`CompletionModel`] over an ordered list of models: each request goes to the first, and to
 /// the next only when the one before could not answer because its server failed.
@@ -294,13 +285,10 @@ fn every_one_failed(last: svir::Error, passed_over: &[String]) -> svir::Error {
 
 /// Notes `model` as the one that answered, when the orchestration is listening: its name, and
 /// how it is priced.
+/// The innermost note wins: a fallback within a fallback names the model that answered, not
+/// itself.
 fn note(model: &dyn erased::DynModel) {
-    let _ = ANSWERED_BY.try_with(|slot| {
-        let mut slot = slot.borrow_mut();
-        if slot.is_none() {
-            *slot = Some(model.name().to_owned());
-        }
-    });
+    crate::cost::note_chosen(model.name());
     crate::cost::note(model.price(), model.price_provider());
 }
 
@@ -310,15 +298,6 @@ fn note(model: &dyn erased::DynModel) {
 pub(crate) enum AnsweredBy {
     Own,
     Named(String),
-}
-
-/// Runs `answer`, one model request, and returns with it the name of the model that answered,
-/// when a [`Fallback`] within it noted one.
-pub(crate) async fn answered_by<T>(answer: impl Future<Output = T>) -> (T, Option<String>) {
-    let mut scoped = std::pin::pin!(ANSWERED_BY.scope(RefCell::new(None), answer));
-    let done = (&mut scoped).await;
-    let noted = scoped.as_mut().take_value().and_then(RefCell::into_inner);
-    (done, noted)
 }
 
 #[cfg(test)]
@@ -336,7 +315,8 @@ mod tests {
         let second = ScriptedModel::new([Reply::text("Hi.")]);
         let model = Fallback::new([first.clone(), second.clone()]);
 
-        let (done, by) = answered_by(model.complete(&asked())).await;
+        let (done, noted) = crate::cost::noted(model.complete(&asked())).await;
+        let by = noted.by;
         assert_eq!(done.unwrap().text, "Hi.");
         assert_eq!(by.as_deref(), Some("scripted"));
         assert_eq!((first.requests().len(), second.requests().len()), (1, 1));
@@ -348,7 +328,8 @@ mod tests {
         let second = ScriptedModel::new([Reply::text("Hi.")]);
         let model = Fallback::new([first, second.clone()]);
 
-        let (done, by) = answered_by(model.complete(&asked())).await;
+        let (done, noted) = crate::cost::noted(model.complete(&asked())).await;
+        let by = noted.by;
         let error = done.unwrap_err();
         assert_eq!(error.status(), Some(400));
         assert_eq!(by, None);
@@ -381,7 +362,8 @@ mod tests {
         let model = Fallback::new([ScriptedModel::new([Reply::failure(500, "down")])])
             .or(crate::model::Model::new(client, "backup"));
 
-        let (done, by) = answered_by(model.complete(&asked())).await;
+        let (done, noted) = crate::cost::noted(model.complete(&asked())).await;
+        let by = noted.by;
         assert_eq!(done.unwrap().text, "Hi.");
         assert_eq!(by.as_deref(), Some("backup"));
         assert_eq!(backup.requests()[0].model(), "backup");
@@ -415,7 +397,8 @@ mod tests {
         let client = svir::Client::openai(server.url()).build().unwrap();
         let model = Fallback::new([inner.or(crate::model::Model::new(client, "deep"))]);
 
-        let (done, by) = answered_by(model.complete(&asked())).await;
+        let (done, noted) = crate::cost::noted(model.complete(&asked())).await;
+        let by = noted.by;
         assert_eq!(done.unwrap().text, "Hi.");
         assert_eq!(by.as_deref(), Some("deep"));
     }

@@ -10,5 +10,5 @@ mod sampling;
 pub use self::caller::{CALLER_MODEL_STATE_BYTES, CallerModel};
 pub use self::client::{CompletionModel, DEFAULT_RESPONSE_TIMEOUT, DEFAULT_RETRIES, Model};
 pub(crate) use self::compact::CompactModel;
+pub(crate) use self::fallback::AnsweredBy;
 pub use self::fallback::Fallback;
-pub(crate) use self::fallback::{AnsweredBy, answered_by};

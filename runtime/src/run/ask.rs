@@ -15,7 +15,7 @@ use crate::cost::{self, Pricing};
 use crate::error::RunError;
 use crate::limits::arguments;
 use crate::metrics;
-use crate::model::{AnsweredBy, CompletionModel, answered_by};
+use crate::model::{AnsweredBy, CompletionModel};
 use crate::observe::{Listener, spans};
 use crate::run::pause::{Halt, Pause};
 use crate::run::state::Run;
@@ -109,10 +109,9 @@ where
         // keeps only the answer and the fallback's name.
         let noted: Mutex<Option<Pricing>> = Mutex::default();
         let answer = async {
-            let answer = answered_by(model.complete_streaming(request, &heard));
-            let (answered, pricing) = cost::noted(answer).await;
-            *noted.lock().unwrap_or_else(PoisonError::into_inner) = pricing;
-            answered
+            let (answered, note) = cost::noted(model.complete_streaming(request, &heard)).await;
+            *noted.lock().unwrap_or_else(PoisonError::into_inner) = note.pricing;
+            (answered, note.by)
         };
         // Boxed and erased: the run's future is deep already, and a handler's holds it.
         let answer: std::pin::Pin<Box<dyn Future<Output = _> + Send + '_>> = Box::pin(

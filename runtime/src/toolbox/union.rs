@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
-use neva::svir::RemoteTools;
+use neva::svir::{LocalTools, RemoteTools};
 use svir::{Tool, ToolCall, ToolResult, Toolbox};
 
 use crate::error::RunError;
@@ -174,6 +174,9 @@ pub struct ToolUnion {
     /// part, whose tools need no routing and cannot clash. The tools themselves stay with their
     /// toolboxes: [`Toolbox::tools`] takes them from there, so a run copies them once.
     routes: Option<HashMap<String, usize>>,
+    /// The server's own tools, also kept as they are: a call to them is made in the union's
+    /// own future, with no boxed future of the erased part.
+    own: Option<Arc<LocalTools>>,
 }
 
 impl fmt::Debug for ToolUnion {
@@ -208,6 +211,7 @@ impl ToolUnion {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             profile: None,
             routes: Some(HashMap::new()),
+            own: None,
         }
     }
 
@@ -239,15 +243,14 @@ impl ToolUnion {
 
     /// Adds the server's own tools, called "this server" in errors, their calls bounded only by
     /// the run.
-    pub(crate) fn with_own<T>(mut self, toolbox: T) -> Self
-    where
-        T: Toolbox + Send + Sync + 'static,
-    {
+    pub(crate) fn with_own(mut self, toolbox: LocalTools) -> Self {
+        let toolbox = Arc::new(toolbox);
         self.parts.push(Part {
-            source: Source::new("this server", Arc::new(toolbox)),
+            source: Source::new("this server", Arc::clone(&toolbox)),
             label: "this server".to_owned(),
             timeout: None,
         });
+        self.own = Some(toolbox);
         self
     }
 
@@ -356,10 +359,13 @@ impl Toolbox for ToolUnion {
         let Some(part) = part else {
             return ToolResult::error(&call.id, format!("There is no tool named `{}`", call.name));
         };
-        let answer = part.source.toolbox.call(call);
         let Some(timeout) = part.timeout else {
-            return answer.await;
+            return match &self.own {
+                Some(own) => Toolbox::call(&**own, call).await,
+                None => part.source.toolbox.call(call).await,
+            };
         };
+        let answer = part.source.toolbox.call(call);
         match tokio::time::timeout(timeout, answer).await {
             Ok(result) => result,
             Err(_) => ToolResult::error(
