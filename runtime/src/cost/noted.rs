@@ -5,6 +5,8 @@
 
 use std::cell::RefCell;
 
+use futures_util::FutureExt;
+
 use super::Price;
 
 tokio::task_local! {
@@ -58,9 +60,9 @@ pub(crate) fn note(price: Option<Price>, provider: Option<&str>) {
 }
 
 /// Runs `answer`, one model request, and returns with it what the model that answered noted.
-pub(crate) async fn noted<T>(answer: impl Future<Output = T>) -> (T, Noted) {
-    let mut scoped = std::pin::pin!(NOTED.scope(RefCell::default(), answer));
-    let done = (&mut scoped).await;
-    let noted = scoped.as_mut().take_value().unwrap_or_default();
-    (done, noted.into_inner())
+///
+/// Not an `async fn`: one would hold `answer` twice, as its argument and as what it awaits.
+pub(crate) fn noted<F: Future>(answer: F) -> impl Future<Output = (F::Output, Noted)> {
+    let answered = answer.map(|done| (done, NOTED.with(RefCell::take)));
+    NOTED.scope(RefCell::default(), answered)
 }

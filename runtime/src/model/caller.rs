@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use futures_util::future::Either;
 use neva::Context;
 use svir::{Completion, ErrorKind, Request};
 
@@ -60,13 +61,15 @@ impl Caller {
 
 /// `request`, a model request of the run of `caller`'s tool call if there is one: a
 /// [`CallerModel`] asks that call's caller.
-pub(crate) async fn serving<T>(
+///
+/// Not an `async fn`: one would hold `request` twice, as its argument and as what it awaits.
+pub(crate) fn serving<F: Future>(
     caller: Option<&Arc<Caller>>,
-    request: impl Future<Output = T>,
-) -> T {
+    request: F,
+) -> impl Future<Output = F::Output> {
     match caller {
-        Some(caller) => CALLER.scope(caller.clone(), request).await,
-        None => request.await,
+        Some(caller) => Either::Left(CALLER.scope(caller.clone(), request)),
+        None => Either::Right(request),
     }
 }
 

@@ -340,11 +340,15 @@ where
     /// (`gen_ai.request.model`, `gen_ai.usage.input_tokens`, `gen_ai.tool.name`, …). The run's
     /// span ends with `ladoga.stop` (see [`Stop::name`]), or `cancelled` when the run is dropped
     /// before it ends.
-    pub async fn run(self, brief: impl IntoBrief) -> Result<Outcome, RunError> {
-        let (span, watch, usage) = self.watch();
-        let outcome = self.run_loop(brief, usage).instrument(span).await;
-        watch.ended(outcome.as_ref());
-        outcome
+    pub fn run(self, brief: impl IntoBrief) -> impl Future<Output = Result<Outcome, RunError>> {
+        // Not an `async fn`: one would move `self` into a second place in its future, hundreds
+        // of bytes every run in flight would hold.
+        async move {
+            let (span, watch, usage) = self.watch();
+            let outcome = self.run_loop(brief, usage).instrument(span).await;
+            watch.ended(outcome.as_ref());
+            outcome
+        }
     }
 
     async fn run_loop(

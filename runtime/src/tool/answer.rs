@@ -47,7 +47,9 @@ async fn durably(
     #[cfg(feature = "restate")]
     if orchestrator.durable {
         let progress = orchestrator.settings.progress.clone();
-        return crate::durable::answer(ctx, progress, run).await;
+        // Boxed: a durable answer's future (the ingress request, the task's state) is
+        // kilobytes, which every handler's future would carry.
+        return Box::pin(crate::durable::answer(ctx, progress, run)).await;
     }
     let _ = (orchestrator, ctx);
     run.await
