@@ -177,19 +177,22 @@ where
     ) -> Vec<ToolResult> {
         let refusal = |call: &ToolCall| refused.iter().find(|refusal| refusal.call_id == call.id);
         // A search is answered by the run: it does not go to the toolbox.
-        let to_run = calls
+        // Gathered, so the futures below are gathered at their exact number: from a filter,
+        // `join_all` would allocate room for one more and move them all as it shrinks it.
+        let to_run: Vec<&ToolCall> = calls
             .iter()
-            .filter(|call| refusal(call).is_none() && !self.searches(call));
+            .filter(|call| refusal(call).is_none() && !self.searches(call))
+            .collect();
         let turn = run.turns;
         // Noted for those who read them: a drained run's error, and a paused run's state.
         if self.seams.drain.is_some() || self.seams.keeper.is_some() {
-            run.ran.extend(to_run.clone().map(|call| Ran {
+            run.ran.extend(to_run.iter().map(|call| Ran {
                 tool: call.name.clone(),
                 turn,
             }));
         }
         let cut = self.cut_before().await; // durable
-        let unknown = to_run.clone().filter(|call| self.not_again(cut, call));
+        let unknown = to_run.iter().filter(|call| self.not_again(cut, call));
         run.unknown.extend(unknown.map(|call| {
             tracing::warn!(target: "ladoga", tool = %call.name, "a call cut by a crash is not made again");
             UnknownCall {
@@ -200,7 +203,7 @@ where
         // Each call on its own, all at once, so each reports when it is answered.
         let (progress, offered) = (&run.progress, &run.request.tools);
         let strict = self.model.schema_profile() == SchemaProfile::OpenAiStrict;
-        let ran = join_all(to_run.map(|call| {
+        let ran = join_all(to_run.iter().map(|&call| {
             async move {
                 if self.not_again(cut, call) {
                     return unknown_outcome(call); // durable

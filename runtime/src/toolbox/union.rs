@@ -287,12 +287,13 @@ impl ToolUnion {
     /// offers, is left out.
     pub async fn load(mut self) -> Result<Self, RunError> {
         for part in &self.parts {
-            let prepared = match part.timeout {
-                Some(timeout) => tokio::time::timeout(timeout, part.source.toolbox.prepare())
-                    .await
-                    .unwrap_or_else(|_| Err(format!("no answer within {timeout:?}"))),
-                None => part.source.toolbox.prepare().await,
+            // The server's own tools are listed already: only an added toolbox is made ready.
+            let Some(timeout) = part.timeout else {
+                continue;
             };
+            let prepared = tokio::time::timeout(timeout, part.source.toolbox.prepare())
+                .await
+                .unwrap_or_else(|_| Err(format!("no answer within {timeout:?}")));
             prepared.map_err(|error| {
                 let error = printable(&error);
                 RunError::Toolbox(format!("{} could not list its tools: {error}", part.label))
