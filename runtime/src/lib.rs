@@ -25,6 +25,7 @@ pub mod store;
 pub mod testing;
 mod tool;
 pub mod toolbox;
+mod trace;
 mod usage;
 mod wire;
 

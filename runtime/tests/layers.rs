@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 /// The runtime's folders and root files (`crate::<name>`), from the bottom up.
 const ORDER: &[&str] = &[
     "wire",      // the names Ladoga's messages carry in `_meta`
+    "trace",     // W3C trace context across MCP
     "registry",  // what the macro registers at link time
     "schema",    // JSON Schema for a model's provider
     "cost",      // what a request costs, and what a run may spend

@@ -17,6 +17,7 @@
 use neva::middleware::{MwContext, Next};
 use neva::types::{CallToolResponse, Message, RequestParamsMeta, Response};
 use serde_json::Value;
+use tracing::Instrument;
 
 use super::Dollars;
 
@@ -57,23 +58,38 @@ pub(crate) fn with_budget(baggage: Option<&str>, left: f64) -> String {
 }
 
 /// The middleware every Ladoga server runs on `tools/call`: a [`BUDGET_KEY`] in the request's
-/// `_meta` becomes a member of its baggage, where the handler reads it.
-pub(crate) async fn budget_into_baggage(mut ctx: MwContext, next: Next) -> Response {
+/// `_meta` becomes a member of its baggage, where the handler reads it; and with a `traceparent`
+/// the call runs in a span that is a child of the caller's ([`trace`](crate::trace)).
+pub(crate) async fn carried_in(mut ctx: MwContext, next: Next) -> Response {
+    let mut traced = None;
     if let Message::Request(request) = &mut ctx.msg
-        && let Some(meta) = (request.params.as_mut())
-            .and_then(|params| params.get_mut("_meta"))
-            .and_then(Value::as_object_mut)
-        && let Some(budget) = meta.get(BUDGET_KEY).and_then(Value::as_f64)
+        && let Some(params) = request.params.as_mut()
     {
-        let baggage = with_budget(meta.get("baggage").and_then(Value::as_str), budget);
-        meta.insert("baggage".into(), Value::String(baggage));
+        let meta = params.get("_meta");
+        if let Some(traceparent) = meta.and_then(|meta| meta.get("traceparent")?.as_str()) {
+            let tracestate = meta.and_then(|meta| meta.get("tracestate")?.as_str());
+            let tool = params
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            traced = crate::trace::call_span(tool, traceparent, tracestate);
+        }
+        if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut)
+            && let Some(budget) = meta.get(BUDGET_KEY).and_then(Value::as_f64)
+        {
+            let baggage = with_budget(meta.get("baggage").and_then(Value::as_str), budget);
+            meta.insert("baggage".into(), Value::String(baggage));
+        }
     }
-    next(ctx).await
+    match traced {
+        Some(span) => next(ctx).instrument(span).await,
+        None => next(ctx).await,
+    }
 }
 
 neva::macros::inventory::submit! {
     neva::macros::server::ItemRegistrar(|app| {
-        app.wrap_command(neva::types::tool::commands::CALL, budget_into_baggage);
+        app.wrap_command(neva::types::tool::commands::CALL, carried_in);
     })
 }
 

@@ -340,9 +340,10 @@ where
     /// (`gen_ai.request.model`, `gen_ai.usage.input_tokens`, `gen_ai.tool.name`, …). The run's
     /// span ends with `ladoga.stop` (see [`Stop::name`]), or `cancelled` when the run is dropped
     /// before it ends.
+    // Not an `async fn`: one would move `self` into a second place in its future, hundreds of
+    // bytes every run in flight would hold (rust-lang/rust#62958).
+    #[allow(clippy::manual_async_fn)]
     pub fn run(self, brief: impl IntoBrief) -> impl Future<Output = Result<Outcome, RunError>> {
-        // Not an `async fn`: one would move `self` into a second place in its future, hundreds
-        // of bytes every run in flight would hold.
         async move {
             let (span, watch, usage) = self.watch();
             let outcome = self.run_loop(brief, usage).instrument(span).await;

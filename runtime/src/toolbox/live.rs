@@ -464,10 +464,16 @@ impl Toolbox for LiveTools {
         };
         let client = self.inner.tools.client();
         let mut params = CallToolRequestParams::new(server_name).with_args(arguments);
-        // What the run has left goes with the call; what the server's run spent counts here.
-        if let Some(left) = cost::purse::left() {
+        // What the run has left goes with the call, and the trace it is made in; what the
+        // server's run spent counts here.
+        let (left, trace) = (cost::purse::left(), crate::trace::current());
+        if left.is_some() || trace.is_some() {
             let mut meta = RequestParamsMeta::default();
-            meta.baggage = Some(cost::with_budget(None, left));
+            meta.baggage = left.map(|left| cost::with_budget(None, left));
+            if let Some(trace) = trace {
+                meta.traceparent = Some(trace.parent);
+                meta.tracestate = trace.state;
+            }
             params = params.with_meta(meta);
         }
         let outcome = (client.tools().call_raw(params).await)
