@@ -46,6 +46,10 @@
 //! `/healthz`, `/readyz` (`503` with the reason while draining or while a store does not
 //! answer) and `/metrics` (what `ladoga::metrics` records, in Prometheus' text format).
 //!
+//! With `OTEL_EXPORTER_OTLP_ENDPOINT` (an OTLP/HTTP backend's URL), its spans go there
+//! (`traces.rs`): a call whose `_meta` carries a W3C `traceparent` is a span of its caller's
+//! trace, and so are its run, the runs nested in it and the runs of `--remote`'s server.
+//!
 //! With `--caller-model`, `plan_week` plans with its caller's own model (`ladoga::CallerModel`,
 //! `planner.rs`): each model request is put to the MCP client that called it as
 //! `sampling/createMessage`, and the board's model is asked only when that client cannot sample.
@@ -76,6 +80,7 @@ mod stdin;
 mod step_up;
 mod store;
 mod tasks;
+mod traces;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -207,11 +212,12 @@ struct Cli {
 
 /// Logs on stderr (`RUST_LOG`, `ladoga=debug` by default), and sends each request's progress
 /// and its orchestrator's readable lines to the MCP caller that asked for them: on the
-/// request's own HTTP stream (neva's layer), or on stdout among the other messages over stdio.
-fn log(stdio: bool) {
+/// request's own HTTP stream (neva's layer), or on stdout among the other messages over stdio;
+/// and its spans to an OTLP backend when `OTEL_EXPORTER_OTLP_ENDPOINT` names one (`traces.rs`).
+fn log(stdio: bool) -> Result<(), String> {
     use neva::types::notification;
     use tracing_subscriber::EnvFilter;
-    use tracing_subscriber::filter::{FilterExt, filter_fn};
+    use tracing_subscriber::filter::{FilterExt, LevelFilter, filter_fn};
     use tracing_subscriber::prelude::*;
 
     let stderr = tracing_subscriber::fmt::layer()
@@ -246,11 +252,15 @@ fn log(stdio: bool) {
             .with_writer(std::io::stdout)
             .with_filter(for_caller())
     });
+    // The spans, to an OTLP backend when the environment names one (`traces.rs`).
+    let traces = traces::layer()?.map(|layer| layer.with_filter(LevelFilter::INFO));
     tracing_subscriber::registry()
         .with(stderr)
         .with(http)
         .with(stdout)
+        .with(traces)
         .init();
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -277,11 +287,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(serve(
+    let ended = runtime.block_on(serve(
         cli,
         #[cfg(unix)]
         signals,
-    ))
+    ));
+    traces::flush();
+    ended
 }
 
 /// `app`, its durable `plan_week` on Restate when `cli` says where, each run's call sealed with
@@ -340,7 +352,10 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
             return ExitCode::FAILURE;
         }
     };
-    log(cli.stdio);
+    if let Err(error) = log(cli.stdio) {
+        eprintln!("board: {error}");
+        return ExitCode::FAILURE;
+    }
 
     let client = match svir::Client::openai(&cli.model_url).build() {
         Ok(client) => client,
