@@ -10,6 +10,7 @@ pub mod issuer;
 pub mod legacy_http;
 pub mod nginx;
 pub mod peer;
+pub mod phoenix;
 pub mod prometheus;
 pub mod python_server;
 pub mod redis;
