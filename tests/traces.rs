@@ -88,6 +88,20 @@ async fn until_spans(trace: TraceId, name: &str, count: usize) -> Vec<SpanData> 
     spans_of(trace)
 }
 
+/// Calls `tool` with the one argument `argument`, `traceparent` in the call's `_meta`, and
+/// checks it answered.
+async fn traced_call(client: &Client, tool: &str, argument: (&str, &str), traceparent: &str) {
+    let mut meta = RequestParamsMeta::default();
+    meta.traceparent = Some(traceparent.to_owned());
+    let params = CallToolRequestParams::new(tool)
+        .with_args([argument])
+        .with_meta(meta);
+    let result = (client.tools().call_raw(params).await)
+        .and_then(|response| response.into_result::<CallToolResponse>())
+        .expect("tools/call");
+    assert!(!result.is_error, "{}", text(&result));
+}
+
 #[tokio::test]
 async fn a_callers_traceparent_makes_the_run_its_nested_run_and_a_with_servers_run_one_trace() {
     exported();
@@ -107,15 +121,8 @@ async fn a_callers_traceparent_makes_the_run_its_nested_run_and_a_with_servers_r
     let near = Server::start(App::new().add_singleton(model).add_singleton(live)).await;
     let client = connect(near.addr).await;
 
-    let mut meta = RequestParamsMeta::default();
-    meta.traceparent = Some(format!("00-{trace}-{host_span}-01"));
-    let params = CallToolRequestParams::new("lead")
-        .with_args([("focus", "the offsite")])
-        .with_meta(meta);
-    let result = (client.tools().call_raw(params).await)
-        .and_then(|response| response.into_result::<CallToolResponse>())
-        .expect("tools/call");
-    assert!(!result.is_error, "{}", text(&result));
+    let traceparent = format!("00-{trace}-{host_span}-01");
+    traced_call(&client, "lead", ("focus", "the offsite"), &traceparent).await;
 
     let spans = until_spans(trace, "invoke_agent researcher", 2).await;
     for span in exported().get_finished_spans().unwrap() {
@@ -182,16 +189,9 @@ async fn a_call_without_a_traceparent_is_a_trace_of_its_own() {
     let served = script.serve().await.expect("serves");
     let near = Server::start(App::new().add_singleton(served.model())).await;
     let client = connect(near.addr).await;
-    let mut meta = RequestParamsMeta::default();
     // Not as W3C Trace Context writes it (upper case): ignored.
-    meta.traceparent = Some("00-4BF92F3577B34DA6A3CE929D0E0E4737-00F067AA0BA902B7-01".into());
-    let params = CallToolRequestParams::new("researcher")
-        .with_args([("topic", "the venue")])
-        .with_meta(meta);
-    let result = (client.tools().call_raw(params).await)
-        .and_then(|response| response.into_result::<CallToolResponse>())
-        .expect("tools/call");
-    assert!(!result.is_error, "{}", text(&result));
+    let traceparent = "00-4BF92F3577B34DA6A3CE929D0E0E4737-00F067AA0BA902B7-01";
+    traced_call(&client, "researcher", ("topic", "the venue"), traceparent).await;
     let ignored = TraceId::from_hex("4bf92f3577b34da6a3ce929d0e0e4737").unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(
