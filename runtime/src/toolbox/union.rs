@@ -88,17 +88,26 @@ impl fmt::Debug for Source {
     }
 }
 
-/// One toolbox of a union: its source, its label in errors, and its calls' bound.
+/// How a part's calls are made.
+enum Reach {
+    /// The server's own tools, called as they are (in the union's own future, with no boxed
+    /// future of the erased part), bounded only by the run.
+    Own(Arc<LocalTools>),
+    /// An added toolbox, each call bounded by this.
+    Added(Duration),
+}
+
+/// One toolbox of a union: its source, its label in errors, and how its calls are made.
 struct Part {
     source: Source,
     label: String,
-    timeout: Option<Duration>,
+    reach: Reach,
 }
 
 impl Part {
     /// Whether it is the server's own tools, whose calls only the run bounds.
     fn own(&self) -> bool {
-        self.timeout.is_none()
+        matches!(self.reach, Reach::Own(_))
     }
 
     /// Says once, for all the runs this toolbox is added to, that its tool `name` is not
@@ -174,9 +183,6 @@ pub struct ToolUnion {
     /// part, whose tools need no routing and cannot clash. The tools themselves stay with their
     /// toolboxes: [`Toolbox::tools`] takes them from there, so a run copies them once.
     routes: Option<HashMap<String, usize>>,
-    /// The server's own tools, also kept as they are: a call to them is made in the union's
-    /// own future, with no boxed future of the erased part.
-    own: Option<Arc<LocalTools>>,
 }
 
 impl fmt::Debug for ToolUnion {
@@ -211,7 +217,6 @@ impl ToolUnion {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             profile: None,
             routes: Some(HashMap::new()),
-            own: None,
         }
     }
 
@@ -236,7 +241,7 @@ impl ToolUnion {
         self.parts.push(Part {
             source,
             label,
-            timeout: Some(self.call_timeout),
+            reach: Reach::Added(self.call_timeout),
         });
         self
     }
@@ -248,9 +253,8 @@ impl ToolUnion {
         self.parts.push(Part {
             source: Source::new("this server", Arc::clone(&toolbox)),
             label: "this server".to_owned(),
-            timeout: None,
+            reach: Reach::Own(toolbox),
         });
-        self.own = Some(toolbox);
         self
     }
 
@@ -258,8 +262,8 @@ impl ToolUnion {
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;
         for part in &mut self.parts {
-            if part.timeout.is_some() {
-                part.timeout = Some(timeout);
+            if let Reach::Added(bound) = &mut part.reach {
+                *bound = timeout;
             }
         }
         self
@@ -288,7 +292,7 @@ impl ToolUnion {
     pub async fn load(mut self) -> Result<Self, RunError> {
         for part in &self.parts {
             // The server's own tools are listed already: only an added toolbox is made ready.
-            let Some(timeout) = part.timeout else {
+            let Reach::Added(timeout) = part.reach else {
                 continue;
             };
             let prepared = tokio::time::timeout(timeout, part.source.toolbox.prepare())
@@ -360,11 +364,9 @@ impl Toolbox for ToolUnion {
         let Some(part) = part else {
             return ToolResult::error(&call.id, format!("There is no tool named `{}`", call.name));
         };
-        let Some(timeout) = part.timeout else {
-            return match &self.own {
-                Some(own) => Toolbox::call(&**own, call).await,
-                None => part.source.toolbox.call(call).await,
-            };
+        let timeout = match &part.reach {
+            Reach::Own(own) => return Toolbox::call(&**own, call).await,
+            Reach::Added(timeout) => *timeout,
         };
         let answer = part.source.toolbox.call(call);
         match tokio::time::timeout(timeout, answer).await {
