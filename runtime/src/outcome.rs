@@ -53,6 +53,23 @@ pub struct Outcome {
     /// `None` when a request's model has no known price, or its answer no usage (see
     /// [`cost`](crate::cost)). Never `0` for an unknown price.
     pub cost_usd: Option<f64>,
+    /// The runs of the orchestrators this run's model called in process, each with its report,
+    /// in the order they ended; empty when none reported (a run whose caller cannot be asked
+    /// keeps none).
+    pub runs: Vec<NestedRun>,
+}
+
+/// The run of an orchestrator that a run's model called in process, as its report tells it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct NestedRun {
+    /// The orchestrating tool called.
+    pub tool: String,
+    /// The turn of the calling run that called it, counted from 1.
+    pub turn: usize,
+    /// Its report ([`Outcome::report`]): how it ended, the questions it asked, and its own
+    /// nested runs under `runs`.
+    pub report: serde_json::Value,
 }
 
 /// A call a crash cut in a durable run, to a tool that is neither read-only nor idempotent: it

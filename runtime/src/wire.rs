@@ -33,3 +33,9 @@ pub const BUDGET_KEY: &str = "io.github.ladoga-rs/budget_usd";
 
 /// [`BUDGET_KEY`] as a member of the request's W3C `baggage`, which carries it to the handler.
 pub const BAGGAGE_MEMBER: &str = "io.github.ladoga-rs.budget_usd";
+
+/// The elicitation `_meta` key of the path of a question asked below the call it comes with:
+/// the orchestrating tools from the one called down to the run that asks, then the tool the
+/// question is about, as a JSON list of strings (`["plan_week", "research", "clear_board"]`).
+/// The question's message opens with the same path, `[plan_week › research › clear_board]`.
+pub const PATH_KEY: &str = "io.github.ladoga-rs/path";

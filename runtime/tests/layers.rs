@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 const ORDER: &[&str] = &[
     "wire",      // the names Ladoga's messages carry in `_meta`
     "trace",     // W3C trace context across MCP
+    "tree",      // a call's place in the agent tree, and the way up
     "registry",  // what the macro registers at link time
     "schema",    // JSON Schema for a model's provider
     "cost",      // what a request costs, and what a run may spend

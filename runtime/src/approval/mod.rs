@@ -10,3 +10,4 @@ pub use self::ask_caller::{
 };
 pub use self::policy::Approvals;
 pub use self::question::{Approval, Approver, AskFuture, Asked, Decision, Question};
+pub use crate::wire::PATH_KEY;

@@ -77,6 +77,13 @@ impl Outcome {
         if !self.inquiries.is_empty() {
             report["questions"] = self.inquiries.iter().map(asked).collect();
         }
+        if !self.runs.is_empty() {
+            report["runs"] = self
+                .runs
+                .iter()
+                .map(|run| json!({"tool": run.tool, "turn": run.turn, "report": run.report}))
+                .collect();
+        }
         report
     }
 }

@@ -80,6 +80,7 @@ where
                 unknown: run.unknown,
                 compacted: run.window.so_far(),
                 cost_usd: run.usage.spent().usd(),
+                runs: run.runs,
             }),
         }
     }
@@ -148,6 +149,7 @@ where
                 .session
                 .and_then(|lease| lease.id().map(str::to_owned)),
             cost_usd: run.usage.spent().usd(),
+            runs: run.runs,
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::run::booking::Booking;
 use crate::run::{Drain, Gate, Recorder};
 use crate::session::Lease;
 use crate::store::Keeper;
+use crate::tree::Above;
 
 /// Everything a run is plugged into. None of it is the run's state, which is [`Run`](super::Run)'s.
 #[derive(Default)]
@@ -33,4 +34,7 @@ pub(crate) struct Seams<'a> {
     pub(crate) caller: Option<Arc<Caller>>,
     /// Where the run books what it spends against its caller's quota.
     pub(crate) booking: Option<&'a dyn Booking>,
+    /// The run's place in the agent tree, when the person at its top can be asked: each call it
+    /// makes is a [`Site`](crate::tree::Site) a run below asks up from.
+    pub(crate) above: Option<Above>,
 }

@@ -15,7 +15,7 @@ use crate::error::RunError;
 use crate::limits::repeats::Repeats;
 use crate::model::{AnsweredBy, CompletionModel};
 use crate::observe::Progress;
-use crate::outcome::UnknownCall;
+use crate::outcome::{NestedRun, UnknownCall};
 use crate::run::Orchestration;
 use crate::run::ask::Answer;
 use crate::session::Lease;
@@ -44,11 +44,19 @@ pub(crate) struct Run {
     pub(crate) progress: Progress,
     /// An answer whose calls wait for the caller's approval: it is never asked for again.
     pub(crate) pending: Option<Completion>,
+    /// The results of `pending`'s calls that answered before the run paused among them, for a
+    /// question asked below a call (see [`tree`](crate::tree)): the next round makes only the
+    /// others again. `None` for a run paused before its calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) settled: Option<Vec<ToolResult>>,
     /// The approval questions answered.
     pub(crate) approvals: Vec<Approval>,
     /// The model's questions to the caller, and the replies.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) inquiries: Vec<Inquired>,
+    /// The reports of the orchestrators its model called in process.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) runs: Vec<NestedRun>,
     /// The tool a stuck model kept calling.
     #[serde(skip)]
     pub(crate) stuck_on: Option<String>,
@@ -194,7 +202,9 @@ where
             repeats: Repeats::default(),
             progress: self.reporting(),
             pending: None,
+            settled: None,
             approvals: Vec::new(),
+            runs: Vec::new(),
             inquiries: Vec::new(),
             stuck_on: None,
             answered_by: None,

@@ -13,7 +13,7 @@ use crate::limits::{arguments, result};
 use crate::metrics;
 use crate::model::CompletionModel;
 use crate::observe::spans;
-use crate::outcome::{Stop, UnknownCall};
+use crate::outcome::{NestedRun, Stop, UnknownCall};
 use crate::run::booking::Reserved;
 use crate::run::pause::{Halt, Pause};
 use crate::run::recorder::unknown_outcome;
@@ -22,6 +22,7 @@ use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration, Screen};
 use crate::schema::{SchemaProfile, absent_nulls};
 use crate::store::{self, Ran};
+use crate::tree::Turn;
 use crate::usage::SharedUsage;
 
 impl<M, T> Orchestration<'_, M, T>
@@ -97,8 +98,8 @@ where
         while run.turns < limits.turns.get() || run.pending.is_some() {
             // A new answer's questions are asked for the first time: none can have an answer.
             let asked_first = run.pending.is_none();
-            let done = match run.pending.take() {
-                Some(done) => done,
+            let (done, settled) = match run.pending.take() {
+                Some(done) => (done, run.settled.take()),
                 None => {
                     if limits.spent(&run.usage.get()) {
                         return Ok(Ended::Limit(Stop::Budget)); // budget
@@ -128,53 +129,91 @@ where
                         return Ok(Ended::Answered(done, Stop::Answered));
                     }
                     run.progress.turn(run.turns, &done.calls); // progress
-                    done
+                    (done, None)
                 }
             };
-            if asked_first && self.seams.keeper.is_some() {
-                Box::pin(self.keep_before_asking(&done, run)).await?; // rounds
-            }
-            let mut refused = match self
-                .seams
-                .gate
-                .screen(&run.id, run.turns, &self.gated(&done, &run.request.tools))
-                .await
-            {
-                Screen::Decided {
-                    approvals,
-                    refusals,
-                    inquiries,
-                } => {
-                    self.settle(run).await;
-                    run.approvals.extend(approvals); // approvals
-                    run.inquiries.extend(inquiries); // ask_caller
-                    refusals
-                }
-                Screen::Later(question) => {
-                    run.pending = Some(done);
-                    return Err(Pause(question).into()); // rounds
-                }
+            // The tree: a run paused among its calls has screened them, and made those settled.
+            let resuming = settled.is_some();
+            let refused = match settled {
+                Some(settled) => settled,
+                None => match self.screen(&done, asked_first, run).await? {
+                    Some(refused) => refused,
+                    None => return Ok(Ended::Limit(Stop::Stuck)),
+                },
             };
-            refused.extend(arguments::refusals(&done.calls, limits.max_arguments)); // arguments
-            if let Some(tool) = run.repeats.screen(limits.repeat, &done.calls, &mut refused) {
-                run.stuck_on = Some(tool); // repeats
-                return Ok(Ended::Limit(Stop::Stuck));
+            let (results, paused) = self.call(&done.calls, &refused, resuming, run).await;
+            if !paused.is_empty() {
+                // The tree: a question asked below a call waits for a later round.
+                run.settled = Some(
+                    results
+                        .into_iter()
+                        .filter(|result| !paused.contains(&result.call_id))
+                        .collect(),
+                );
+                run.pending = Some(done);
+                return Err(Pause(crate::tree::waiting()).into());
             }
-            let results = self.call(&done.calls, &refused, run).await;
             log_results(&done.calls, &results);
             run.answered(done, results);
         }
         Ok(Ended::Limit(Stop::TurnLimit))
     }
 
+    /// Screens `done`'s calls before any runs: the approvals and the model's questions, the
+    /// arguments past their bound, the calls repeated. The results that stand for the calls
+    /// that do not run; `None` for a model stuck on one call.
+    async fn screen(
+        &self,
+        done: &svir::Completion,
+        asked_first: bool,
+        run: &mut Run,
+    ) -> Result<Option<Vec<ToolResult>>, Halt> {
+        if asked_first && self.seams.keeper.is_some() {
+            Box::pin(self.keep_before_asking(done, run)).await?; // rounds
+        }
+        let mut refused = match self
+            .seams
+            .gate
+            .screen(&run.id, run.turns, &self.gated(done, &run.request.tools))
+            .await
+        {
+            Screen::Decided {
+                approvals,
+                refusals,
+                inquiries,
+            } => {
+                self.settle(run).await;
+                run.approvals.extend(approvals); // approvals
+                run.inquiries.extend(inquiries); // ask_caller
+                refusals
+            }
+            Screen::Later(question) => {
+                run.pending = Some(done.clone());
+                return Err(Pause(question).into()); // rounds
+            }
+        };
+        let limits = &self.settings.limits;
+        refused.extend(arguments::refusals(&done.calls, limits.max_arguments)); // arguments
+        if let Some(tool) = run.repeats.screen(limits.repeat, &done.calls, &mut refused) {
+            run.stuck_on = Some(tool); // repeats
+            return Ok(None);
+        }
+        Ok(Some(refused))
+    }
+
     /// Runs a turn's calls, all at once, but for the `refused` ones, whose refusal stands as
     /// their result; each result bounded, in the order of the calls.
+    ///
+    /// Where the person at the run's top can be asked, each call is made at its
+    /// [`Site`](crate::tree::Site): with the results, the ids of the calls that paused for a
+    /// question asked below them, answered in a later round.
     async fn call(
         &self,
         calls: &[ToolCall],
         refused: &[ToolResult],
+        resuming: bool,
         run: &mut Run,
-    ) -> Vec<ToolResult> {
+    ) -> (Vec<ToolResult>, Vec<String>) {
         let refusal = |call: &ToolCall| refused.iter().find(|refusal| refusal.call_id == call.id);
         // A search is answered by the run: it does not go to the toolbox.
         // Gathered, so the futures below are gathered at their exact number: from a filter,
@@ -203,8 +242,17 @@ where
         // Each call on its own, all at once, so each reports when it is answered.
         let (progress, offered) = (&run.progress, &run.request.tools);
         let strict = self.model.schema_profile() == SchemaProfile::OpenAiStrict;
+        // The tree: a run paused among its calls makes again only those that paused.
+        let tree = self.seams.above.as_ref().map(|above| {
+            let resumed = match resuming {
+                true => to_run.iter().map(|call| call.id.clone()).collect(),
+                false => Vec::new(),
+            };
+            Turn::new(above.clone(), &run.id, turn, resumed)
+        });
+        let tree = &tree;
         let ran = join_all(to_run.iter().map(|&call| {
-            async move {
+            let made = async move {
                 if self.not_again(cut, call) {
                     return unknown_outcome(call); // durable
                 }
@@ -219,10 +267,20 @@ where
                 }
                 progress.call_answered(turn, calls.len(), call, result.is_error);
                 result
+            };
+            async move {
+                match tree {
+                    Some(tree) => tree.call(call, made).await,
+                    None => made.await,
+                }
             }
             .instrument(spans::tool(call))
         }));
         let mut ran = self.recorded_calls(run.usage.scope(ran)).await.into_iter(); // durable
+        let paused = match tree {
+            Some(tree) => self.heard(tree, calls, run),
+            None => Vec::new(),
+        };
         let mut searched = self.search(calls, refused, run).into_iter(); // tool search
         let max = self.settings.limits.max_result;
         let results = calls.iter().map(|call| {
@@ -237,7 +295,22 @@ where
             result::bound(&mut result, max);
             result
         });
-        results.collect()
+        (results.collect(), paused)
+    }
+
+    /// The tree: keeps the reports of the runs `tree`'s calls started, and answers which calls
+    /// paused.
+    fn heard(&self, tree: &Turn, calls: &[ToolCall], run: &mut Run) -> Vec<String> {
+        let heard = tree.heard();
+        for (id, report) in heard.reports {
+            let tool = calls.iter().find(|call| call.id == id);
+            run.runs.push(NestedRun {
+                tool: tool.map(|call| call.name.clone()).unwrap_or_default(),
+                turn: run.turns,
+                report,
+            });
+        }
+        heard.paused
     }
 }
 

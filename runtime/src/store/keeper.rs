@@ -50,6 +50,42 @@ impl Keeper {
         Ok(Self::fresh(runs))
     }
 
+    /// The keeper of a run started by another run's call, under `id`, which that call's next
+    /// round makes again (see [`tree`](crate::tree)): the run it paused when the call is
+    /// `resumed`, else a new one. A paused run that cannot be found is an error, as for
+    /// [`Self::for_call`]; a new one under an id the store holds already is not: that state is
+    /// what an earlier call of the same id left, and is replaced when the run pauses.
+    pub(crate) async fn below(runs: Runs, id: String, resumed: bool) -> Result<Self, RunError> {
+        let kept = match resumed {
+            false => None,
+            true => match runs.store().take(&id).await {
+                Ok(Some(kept)) => Some(kept),
+                Ok(None) => {
+                    tracing::warn!(target: "ladoga", run = %id, "the paused run below is not in its store: the call that goes on with it ends");
+                    return Err(RunError::Gone);
+                }
+                Err(error) => {
+                    metrics::store_failed("take");
+                    tracing::warn!(target: "ladoga", run = %id, %error, "the paused run below could not be read");
+                    return Err(RunError::Unread { ran: Vec::new() });
+                }
+            },
+        };
+        let kept = match kept {
+            Some(kept) => Some(runs.seal().open(&id, &kept).ok_or_else(|| {
+                RunError::Store("the paused run below does not verify".to_owned())
+            })?),
+            None => None,
+        };
+        Ok(Self {
+            runs,
+            id,
+            resumed: Mutex::new(kept),
+            #[cfg(not(feature = "legacy-spec"))]
+            call: None,
+        })
+    }
+
     /// The keeper of the run of `ctx`'s tool call, for the orchestrating tool `agent`: a new
     /// run on the call's first round, else the paused run the round's sealed state names.
     /// A run that cannot be found (it ended, expired, or another retry of the round resumed

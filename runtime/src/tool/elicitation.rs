@@ -11,6 +11,7 @@
 
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
 use neva::Context;
 use neva::types::elicitation::{ElicitRequestParams, ElicitResult, ElicitationAction};
 
@@ -19,12 +20,16 @@ use crate::approval::{
     Respondent,
 };
 use crate::observe::TaskLine;
+use crate::tree::{Site, Top};
 
-/// The caller of `ctx`'s request, asked through elicitation.
+/// The caller of `ctx`'s request, asked through elicitation; or, for a run nested in another's
+/// call, the person at the top of the tree.
 pub(crate) struct Elicitation<'a> {
     ctx: &'a Context,
     /// The MCP task the run is: waiting for an answer, it is neva's to tell.
     task: Option<Arc<TaskLine>>,
+    /// The call of the run above, for a run started by another's model: its questions go up.
+    site: Option<Site>,
 }
 
 impl<'a> Elicitation<'a> {
@@ -37,10 +42,25 @@ impl<'a> Elicitation<'a> {
             && let Ok(call) = ctx.resolve_shared::<crate::observe::TaskCall>()
         {
             let task = Some(Arc::new(tasks.follow(id.to_owned(), &call)));
-            return Self { ctx, task };
+            return Self {
+                ctx,
+                task,
+                site: None,
+            };
         }
         let _ = task;
-        Self { ctx, task: None }
+        Self {
+            ctx,
+            task: None,
+            site: None,
+        }
+    }
+
+    /// Asks the person at the top of the tree instead, through `site`, the call of the run
+    /// above, when there is one.
+    pub(crate) fn below(mut self, site: Option<Site>) -> Self {
+        self.site = site;
+        self
     }
 
     /// Whether the caller of `ctx`'s request can answer a form: under MCP 2026-07-28, its
@@ -61,24 +81,48 @@ impl<'a> Elicitation<'a> {
         }
     }
 
-    /// The caller's answer to the form `params`, filed under `key`: now, in a later round
-    /// (the error that pauses the run), or none when it cannot be asked.
+    /// Whether the caller of `ctx`'s request can be asked anything: a form, or a sample.
+    pub(crate) fn can_be_asked(ctx: &Context) -> bool {
+        #[cfg(not(feature = "legacy-spec"))]
+        return Self::can_answer_forms(ctx) || ctx.client_capabilities().sampling;
+        #[cfg(feature = "legacy-spec")]
+        Self::can_answer_forms(ctx)
+    }
+
+    /// Whether whoever this asks can answer a form.
+    pub(crate) fn answers_forms(&self) -> bool {
+        match &self.site {
+            Some(site) => site.top().answers_forms(),
+            None => Self::can_answer_forms(self.ctx),
+        }
+    }
+
+    /// Whether a question this asks is answered in a later round.
+    #[cfg(not(feature = "legacy-spec"))]
+    fn later(&self) -> bool {
+        match &self.site {
+            Some(site) => site.top().answers_later() && site.top().answers_forms(),
+            // A round that asks answers `input_required`; a task and a legacy caller are asked in
+            // place. A caller that cannot be asked is never asked.
+            None => !self.ctx.is_task() && Self::can_answer_forms(self.ctx),
+        }
+    }
+
+    /// The answer to the form `params`, filed under `key`, about `asker` (a tool the run would
+    /// call, or none for the run's own question): now, in a later round (the error that pauses
+    /// the run), or none when it cannot be asked.
     async fn put(
         &self,
         key: &str,
+        asker: Option<&str>,
         params: ElicitRequestParams,
     ) -> Result<Option<ElicitResult>, neva::error::Error> {
-        #[cfg(not(feature = "legacy-spec"))]
-        let asked = {
-            if !Self::can_answer_forms(self.ctx) {
-                return Ok(None);
-            }
-            self.elicit(key, params).await
-        };
-        #[cfg(feature = "legacy-spec")]
-        let asked = {
-            let _ = key;
-            self.ctx.elicit(params).await
+        if !self.answers_forms() {
+            return Ok(None);
+        }
+        let asked = match &self.site {
+            Some(site) => site.elicit(key, asker, params).await,
+            None => elicit(self.ctx, self.task.as_deref(), key.to_owned(), params).await,
         };
         match asked {
             Ok(answer) => Ok(Some(answer)),
@@ -95,68 +139,95 @@ impl<'a> Elicitation<'a> {
     pub(crate) fn task(&self) -> Option<Arc<TaskLine>> {
         self.task.clone()
     }
+}
 
-    /// The caller's answer to `params`: through the task the call runs as, or the call's
-    /// rounds.
+/// The answer of `ctx`'s caller to `params`: through the task the call runs as (its line told
+/// it waits), the call's rounds, or, under `legacy-spec`, a request to the client.
+async fn elicit(
+    ctx: &Context,
+    task: Option<&TaskLine>,
+    key: String,
+    params: ElicitRequestParams,
+) -> Result<ElicitResult, neva::error::Error> {
     #[cfg(not(feature = "legacy-spec"))]
-    async fn elicit(
-        &self,
-        key: &str,
-        params: ElicitRequestParams,
-    ) -> Result<ElicitResult, neva::error::Error> {
-        if !self.ctx.is_task() {
-            return self.ctx.elicit(key.to_owned(), params).await;
+    {
+        if !ctx.is_task() {
+            return ctx.elicit(key, params).await;
         }
-        if let Some(task) = &self.task {
+        if let Some(task) = task {
             task.asking(true);
         }
-        let answer = self.ctx.task().elicit(params).await;
-        if let Some(task) = &self.task {
+        let answer = ctx.task().elicit(params).await;
+        if let Some(task) = task {
             task.asking(false);
         }
         answer
+    }
+    #[cfg(feature = "legacy-spec")]
+    {
+        let _ = (task, key);
+        ctx.elicit(params).await
+    }
+}
+
+/// The caller of the call at the top of a tree, which the runs below it ask.
+pub(crate) struct TopCall {
+    ctx: Context,
+    task: Option<Arc<TaskLine>>,
+}
+
+impl TopCall {
+    /// The caller of `ctx`'s call, which runs as the task whose line is `task`, if it is one.
+    pub(crate) fn new(ctx: &Context, task: Option<Arc<TaskLine>>) -> Self {
+        Self {
+            ctx: ctx.clone(),
+            task,
+        }
+    }
+}
+
+impl Top for TopCall {
+    fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    fn answers_forms(&self) -> bool {
+        Elicitation::can_answer_forms(&self.ctx)
+    }
+
+    fn answers_later(&self) -> bool {
+        #[cfg(not(feature = "legacy-spec"))]
+        return !self.ctx.is_task();
+        #[cfg(feature = "legacy-spec")]
+        false
+    }
+
+    fn elicit(
+        &self,
+        key: String,
+        params: ElicitRequestParams,
+    ) -> BoxFuture<'_, Result<ElicitResult, neva::error::Error>> {
+        Box::pin(elicit(&self.ctx, self.task.as_deref(), key, params))
     }
 }
 
 impl Approver for Elicitation<'_> {
     #[cfg(not(feature = "legacy-spec"))]
     fn answers_later(&self) -> bool {
-        // A round that asks answers `input_required`; a task and a legacy caller are asked in
-        // place. A caller that cannot be asked is never asked.
-        let params: ElicitRequestParams = ElicitRequestParams::form(String::new()).into();
-        !self.ctx.is_task()
-            && self
-                .ctx
-                .client_capabilities()
-                .elicitation
-                .is_some_and(|modes| modes.allows(&params))
+        self.later()
     }
 
     fn ask<'a>(&'a self, question: &'a Question) -> AskFuture<'a> {
         Box::pin(async move {
             // A form with nothing to fill: accepting approves.
             let params: ElicitRequestParams = ElicitRequestParams::form(question.message()).into();
-            #[cfg(not(feature = "legacy-spec"))]
-            let asked = {
-                let modes = self.ctx.client_capabilities().elicitation;
-                if !modes.is_some_and(|modes| modes.allows(&params)) {
+            match self.put(&question.key, Some(&question.tool), params).await {
+                Ok(Some(answer)) => Asked::Answered(decision(&answer)),
+                Ok(None) => {
                     tracing::info!(target: "ladoga", tool = %question.tool, "the caller cannot be asked to approve this call");
-                    return Asked::Answered(Decision::Unavailable);
-                }
-                self.elicit(&question.key, params).await
-            };
-            #[cfg(feature = "legacy-spec")]
-            let asked = self.ctx.elicit(params).await;
-            match asked {
-                Ok(answer) => Asked::Answered(decision(&answer)),
-                #[cfg(not(feature = "legacy-spec"))]
-                Err(error) if error.code() == neva::error::ErrorCode::InputRequired => {
-                    Asked::Later(error)
-                }
-                Err(error) => {
-                    tracing::warn!(target: "ladoga", tool = %question.tool, %error, "the caller could not be asked to approve a call");
                     Asked::Answered(Decision::Unavailable)
                 }
+                Err(later) => Asked::Later(later),
             }
         })
     }
@@ -166,12 +237,12 @@ impl Respondent for Elicitation<'_> {
     #[cfg(not(feature = "legacy-spec"))]
     fn replies_later(&self) -> bool {
         // As for approvals: a round asks later, a task and a legacy caller in place.
-        !self.ctx.is_task() && Self::can_answer_forms(self.ctx)
+        self.later()
     }
 
     fn reply<'a>(&'a self, inquiry: &'a Inquiry) -> ReplyFuture<'a> {
         Box::pin(async move {
-            match self.put(&inquiry.key, inquiry.form()).await {
+            match self.put(&inquiry.key, None, inquiry.form()).await {
                 Ok(Some(answer)) => Replied::Now(inquiry.reply(&answer)),
                 Ok(None) => Replied::Now(Reply::Unavailable),
                 Err(later) => Replied::Later(later),

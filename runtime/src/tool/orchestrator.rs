@@ -21,6 +21,7 @@ use crate::run::Settings;
 use crate::session::{DEFAULT_SESSION_TTL, DEFAULT_SESSION_WAIT, Session};
 use crate::tool::Briefing;
 use crate::toolbox::{DEFAULT_CALL_TIMEOUT, Source, ToolPattern, ToolSelection};
+use crate::tree::Site;
 
 /// How deep in-process tool calls nest unless told otherwise: an orchestrator, a sub-agent it
 /// calls, and two more.
@@ -535,6 +536,7 @@ impl Orchestrator {
         prepared
             .close(matches!(run, Err(RunError::Paused(_))))
             .await;
+        told_above(run.as_ref());
         run
     }
 
@@ -554,6 +556,7 @@ impl Orchestrator {
             (self.start(ctx, brief, model.asks_caller(), model.schema_profile())).await?;
         let run = prepared.orchestration(self, ctx, model).run_as(brief).await;
         prepared.close_beside(matches!(run, Err(RunError::Paused(_))));
+        told_above(run.as_ref().map(|(_, outcome)| outcome));
         run
     }
 
@@ -574,5 +577,19 @@ impl Orchestrator {
             Err(RunError::Paused(error)) => Err(error),
             Err(error) => Err(Error::new(ErrorCode::InternalError, error.to_string())),
         }
+    }
+}
+
+/// The tree: tells the call of the run above, if another's model started this run, how it went:
+/// its report when it ended, or that it paused for a question answered in a later round. Last,
+/// once the run let go of all it held: the call above may end the moment it hears of a pause.
+fn told_above(run: Result<&Outcome, &RunError>) {
+    let Some(site) = Site::current() else {
+        return;
+    };
+    match run {
+        Ok(outcome) => site.report(outcome.report()),
+        Err(RunError::Paused(_)) => site.pause(),
+        Err(_) => {}
     }
 }

@@ -2,6 +2,8 @@
 //! may use them, the brief opened with the prompt and resources, the keeper of a run that asks,
 //! and the loop with these settings.
 
+use std::sync::Arc;
+
 use neva::Context;
 
 use crate::approval::Approvals;
@@ -14,10 +16,12 @@ use crate::run::{Drain, Gate, Orchestration, Seams};
 use crate::schema::SchemaProfile;
 use crate::session::Lease;
 use crate::store::{Keeper, Runs};
+use crate::tool::elicitation::TopCall;
 use crate::tool::entered::Entered;
 use crate::tool::quota::QuotaBooks;
 use crate::tool::{Elicitation, Orchestrator, session};
 use crate::toolbox::ToolUnion;
+use crate::tree::{Above, Site};
 use crate::usage::SharedUsage;
 
 impl Orchestrator {
@@ -84,12 +88,32 @@ impl Orchestrator {
         let agent = self.settings.name.as_deref().unwrap_or("run");
         let quota = QuotaBooks::of(ctx, agent, self.quota).await?;
         let entered = Entered::take(self.durable, ctx).await;
+        // The tree: a run another's model started asks the person at the top; a run whose
+        // caller can be asked is the top of the runs its calls start.
+        let site = Site::current();
+        let approver = Elicitation::of_call(ctx, self.task.as_deref()).below(site.clone());
+        let above = match &site {
+            Some(site) => Some(site.above()),
+            None if Elicitation::can_be_asked(ctx) => {
+                let top = TopCall::new(ctx, approver.task());
+                Some(Above::top(Arc::new(top), agent))
+            }
+            None => None,
+        };
+        let asks = self.asking.ask && approver.answers_forms();
+        // A run is kept between rounds when it asks, or a run below it may.
+        let kept_for_below = above
+            .as_ref()
+            .is_some_and(|above| above.top.answers_later());
         // Boxed, and only for a run that asks (its model too): a keeper is a kilobyte every run
         // would carry.
-        let keeper = match self.asking.approvals.is_none() && !self.asks(ctx) && !asks_caller {
-            true => None,
-            false => Box::pin(self.keeper(ctx)).await?.map(Box::new),
-        };
+        let keeper =
+            match self.asking.approvals.is_none() && !asks && !asks_caller && !kept_for_below {
+                true => None,
+                false => Box::pin(self.keeper(ctx, site.as_ref()))
+                    .await?
+                    .map(Box::new),
+            };
         let brief = self.brief(ctx, brief, keeper.as_deref()).await?;
         let tools = self.toolbox_for(ctx, Some(profile)).await?;
         let approvals = self.annotated(ctx).await;
@@ -100,9 +124,10 @@ impl Orchestrator {
             tools,
             approvals,
             lease,
-            approver: Elicitation::of_call(ctx, self.task.as_deref()),
-            asks: self.asks(ctx),
+            approver,
+            asks,
             quota,
+            above,
         };
         Ok((prepared, brief))
     }
@@ -129,10 +154,18 @@ impl Orchestrator {
 
     /// The keeper of a run that asks its caller (approvals, the model's questions, or its model
     /// the caller's): a new run, or the paused one this round of the tool call goes on with.
-    async fn keeper(&self, ctx: &Context) -> Result<Option<Keeper>, RunError> {
+    ///
+    /// A run another's model started at `site` is kept under an id its caller's next round
+    /// makes again, when the person at the top answers in a later round.
+    async fn keeper(&self, ctx: &Context, site: Option<&Site>) -> Result<Option<Keeper>, RunError> {
         let runs = ctx
             .resolve_shared::<Runs>()
             .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
+        if let Some(site) = site.filter(|site| site.top().answers_later()) {
+            return Ok(Some(
+                Keeper::below(runs, site.run_id(), site.resumed()).await?,
+            ));
+        }
         let agent = self.settings.name.as_deref().unwrap_or("run");
         Ok(Some(Keeper::for_call(ctx, runs, agent).await?))
     }
@@ -154,12 +187,6 @@ impl Orchestrator {
             },
         )
     }
-
-    /// Whether the model is offered `ask_caller` on `ctx`'s call: [`Self::ask`] said so, and
-    /// the caller can answer a form (see [`Elicitation::can_answer_forms`]).
-    pub(super) fn asks(&self, ctx: &Context) -> bool {
-        self.asking.ask && Elicitation::can_answer_forms(ctx)
-    }
 }
 
 /// What a run of an [`Orchestrator`] takes from its tool call.
@@ -177,6 +204,8 @@ pub(super) struct Prepared<'c> {
     asks: bool,
     /// The caller's quotas, which the run books what it spends against.
     quota: Option<QuotaBooks>,
+    /// The run's place in the agent tree, when the person at its top can be asked.
+    above: Option<Above>,
 }
 
 impl Prepared<'_> {
@@ -216,7 +245,12 @@ impl Prepared<'_> {
                 session: self.lease.as_deref(),
                 recorder: None,
                 booking: self.quota.as_ref().map(|book| book as &dyn Booking),
-                caller: Some(Caller::of(ctx)),
+                // The tree: a caller's model below samples the top call's caller.
+                caller: Some(Caller::of(match &self.above {
+                    Some(above) => above.top.context(),
+                    None => ctx,
+                })),
+                above: self.above.clone(),
             },
         };
         self.entered.enter(run)

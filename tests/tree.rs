@@ -1,0 +1,336 @@
+//! Questions that travel up the agent tree, through the real MCP path: a neva server whose
+//! `plan_week` orchestrator's model calls the `research` orchestrator in process, neva's client
+//! answering with its elicitation handler, and the scripted model behind real HTTP. A question
+//! `research` asks (an approval, a question of its model's) is put to the person at the top,
+//! tagged with its path; under MCP 2026-07-28 it is a round of the top call, and every run on
+//! the way pauses and goes on, nothing asked or run twice; under `legacy-spec` it is a request
+//! the runs wait for. The top report nests `research`'s.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use common::{Server, text};
+use ladoga::testing::{Reply, ScriptedModel, ScriptedServer, SeenRequest};
+use ladoga::{REPORT_KEY, orchestrator};
+use neva::prelude::*;
+use neva::types::elicitation::{ElicitRequestParams, ElicitResult};
+use serde_json::{Value, json};
+
+static CLEARED: AtomicUsize = AtomicUsize::new(0);
+static LISTED: AtomicUsize = AtomicUsize::new(0);
+
+#[tool(descr = "Clears the board")]
+async fn clear_board() -> String {
+    CLEARED.fetch_add(1, Ordering::SeqCst);
+    "the board is clear".to_owned()
+}
+
+#[tool(
+    descr = "Lists the open tasks",
+    annotations = r#"{"readOnlyHint": true}"#
+)]
+async fn list_tasks() -> String {
+    LISTED.fetch_add(1, Ordering::SeqCst);
+    "1. Tag v1.0".to_owned()
+}
+
+/// Plans the week with the other tools, `research` among them.
+#[orchestrator(system = "plan", tools = ["research", "list_tasks", "inquire", "deep"])]
+async fn plan_week(task: String) -> String {
+    task
+}
+
+/// Researches, asking before it clears the board.
+#[orchestrator(system = "research", approve = ["clear_board"], tools = ["clear_board"])]
+async fn research(task: String) -> String {
+    task
+}
+
+/// Researches, asking its person what it must not guess.
+#[orchestrator(system = "inquire", ask = true, tools = ["list_tasks"])]
+async fn inquire(task: String) -> String {
+    task
+}
+
+/// Hands the task to `research`: a question two runs below the top.
+#[orchestrator(system = "deep", tools = ["research"])]
+async fn deep(task: String) -> String {
+    task
+}
+
+/// Runs the tests of this file one at a time: they share the tools' counts.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The model of every run, told apart by its system prompt: `plan` calls `first` (and
+/// `list_tasks` beside it) and then answers with what it heard; `research` clears the board;
+/// `inquire` asks which day; `deep` calls `research`.
+fn model(first: &'static str) -> ScriptedModel {
+    ScriptedModel::from_fn(move |seen: &SeenRequest| {
+        let heard = seen.tool_results();
+        let said = |prefix: &str| {
+            let results: Vec<String> = heard.iter().map(|(_, result)| result.clone()).collect();
+            Reply::text(format!("{prefix}: {}", results.join(" | ")))
+        };
+        match (seen.system().unwrap_or_default(), heard.is_empty()) {
+            ("plan", true) => Reply::calls([
+                (first, json!({"task": "tidy up"})),
+                ("list_tasks", json!({})),
+            ]),
+            ("plan", false) => said("planned"),
+            ("research", true) => {
+                Reply::call("clear_board", json!({})).with_text("The board is stale.")
+            }
+            ("research", false) => said("researched"),
+            ("inquire", true) => Reply::call(
+                "ask_caller",
+                json!({"question": "Which day?", "choices": ["Thu", "Fri"]}),
+            ),
+            ("inquire", false) => said("inquired"),
+            ("deep", true) => Reply::call("research", json!({"task": "tidy up"})),
+            ("deep", false) => said("delegated"),
+            (other, _) => Reply::text(format!("unexpected run {other}")),
+        }
+    })
+}
+
+/// The requests each run's model was sent, by system prompt.
+fn requests(script: &ScriptedModel, system: &str) -> usize {
+    let requests = script.requests();
+    (requests.iter())
+        .filter(|seen| seen.system() == Some(system))
+        .count()
+}
+
+/// What the person at the top was asked: each message, and its path in `_meta`.
+#[derive(Clone, Default)]
+struct Person {
+    asked: Arc<Mutex<Vec<(String, Value)>>>,
+}
+
+impl Person {
+    fn asked(&self) -> Vec<(String, Value)> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+struct Running {
+    _model: ScriptedServer,
+    server: Server,
+    client: Client,
+}
+
+/// The server with `script`'s model, and a client: one whose person answers each question with
+/// `answer`, or one that declares no elicitation.
+async fn start(
+    script: &ScriptedModel,
+    answer: Option<fn(&ElicitRequestParams) -> ElicitResult>,
+) -> (Running, Person) {
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(App::new().add_singleton(model.model())).await;
+    let mut client = common::client_for(server.addr);
+    let person = Person::default();
+    if let Some(answer) = answer {
+        let asked = person.clone();
+        client.map_elicitation(move |params: ElicitRequestParams| {
+            let asked = asked.clone();
+            async move {
+                let json = serde_json::to_value(&params).unwrap();
+                let message = json["message"].as_str().unwrap_or_default().to_owned();
+                let path = json["_meta"][ladoga::approval::PATH_KEY].clone();
+                asked.asked.lock().unwrap().push((message, path));
+                answer(&params)
+            }
+        });
+    }
+    client.connect().await.expect("connects");
+    let running = Running {
+        _model: model,
+        server,
+        client,
+    };
+    (running, person)
+}
+
+impl Running {
+    async fn plan(&mut self) -> CallToolResponse {
+        self.client
+            .tools()
+            .call("plan_week", [("task", "Plan my week")])
+            .await
+            .expect("the call answers")
+    }
+
+    async fn stop(self) {
+        drop(self.client);
+        self.server.stop().await;
+    }
+}
+
+/// The run's report in a result's `_meta`.
+fn report(result: &CallToolResponse) -> Value {
+    let block = serde_json::to_value(&result.content[0]).unwrap();
+    block["_meta"][REPORT_KEY].clone()
+}
+
+fn counts() -> (usize, usize) {
+    (
+        CLEARED.load(Ordering::SeqCst),
+        LISTED.load(Ordering::SeqCst),
+    )
+}
+
+#[tokio::test]
+async fn an_approval_asked_below_is_put_to_the_person_at_the_top_and_nothing_runs_twice() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = model("research");
+    let (mut running, person) = start(&script, Some(|_| ElicitResult::accept())).await;
+    let (cleared, listed) = counts();
+
+    let result = running.plan().await;
+
+    assert!(!result.is_error, "{}", text(&result));
+    assert_eq!(
+        text(&result),
+        "planned: researched: the board is clear | 1. Tag v1.0"
+    );
+    assert_eq!(counts(), (cleared + 1, listed + 1), "each call ran once");
+    assert_eq!(
+        requests(&script, "plan"),
+        2,
+        "each top request was sent once"
+    );
+    assert_eq!(requests(&script, "research"), 2, "each request below too");
+    let asked = person.asked();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let (message, path) = &asked[0];
+    assert!(
+        message.starts_with("[plan_week › research › clear_board] "),
+        "{message}"
+    );
+    assert!(message.contains("The board is stale."), "{message}");
+    assert_eq!(path, &json!(["plan_week", "research", "clear_board"]));
+    // The report nests: the run below, with the question it asked.
+    let report = report(&result);
+    assert!(report.get("approvals").is_none(), "{report}");
+    let runs = report["runs"].as_array().expect("the runs below");
+    assert_eq!(runs.len(), 1, "{report}");
+    assert_eq!(runs[0]["tool"], "research");
+    assert_eq!(runs[0]["turn"], 1);
+    assert_eq!(runs[0]["report"]["approvals"][0]["tool"], "clear_board");
+    assert_eq!(runs[0]["report"]["approvals"][0]["decision"], "approved");
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_declined_question_below_never_has_the_call_run_and_its_model_is_told() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = model("research");
+    let (mut running, person) = start(&script, Some(|_| ElicitResult::decline())).await;
+    let (cleared, listed) = counts();
+
+    let result = running.plan().await;
+
+    assert!(!result.is_error, "{}", text(&result));
+    assert_eq!(
+        counts(),
+        (cleared, listed + 1),
+        "the declined call never ran"
+    );
+    assert_eq!(person.asked().len(), 1);
+    let answer = text(&result);
+    assert!(answer.contains("declined this call"), "{answer}");
+    let report = report(&result);
+    assert_eq!(
+        report["runs"][0]["report"]["approvals"][0]["decision"],
+        "declined"
+    );
+    running.stop().await;
+}
+
+/// A caller that declares no elicitation: the call below is declined as it would be for the
+/// run's own caller, and the model told. (Under `legacy-spec` a caller counts as able until
+/// asked, and asking fails.)
+#[tokio::test]
+async fn a_caller_that_cannot_be_asked_has_the_call_below_declined() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = model("research");
+    let (mut running, _) = start(&script, None).await;
+    let (cleared, listed) = counts();
+
+    let result = running.plan().await;
+
+    assert!(!result.is_error, "{}", text(&result));
+    assert_eq!(counts(), (cleared, listed + 1), "the call below never ran");
+    let answer = text(&result);
+    assert!(answer.contains("cannot be asked here"), "{answer}");
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_question_of_a_model_below_is_answered_at_the_top() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = model("inquire");
+    let (mut running, person) = start(
+        &script,
+        Some(|_| ElicitResult::accept().with_content(json!({"answer": "Thu"}))),
+    )
+    .await;
+
+    let result = running.plan().await;
+
+    assert!(!result.is_error, "{}", text(&result));
+    let answer = text(&result);
+    assert!(answer.starts_with("planned: inquired: "), "{answer}");
+    assert!(answer.contains("Thu"), "{answer}");
+    assert_eq!(
+        requests(&script, "inquire"),
+        2,
+        "each request below was sent once"
+    );
+    let asked = person.asked();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(
+        asked[0].0.starts_with("[plan_week › inquire] Which day?"),
+        "{asked:?}"
+    );
+    assert_eq!(asked[0].1, json!(["plan_week", "inquire"]));
+    let report = report(&result);
+    let below = &report["runs"][0]["report"];
+    assert_eq!(below["questions"][0]["answer"], "Thu", "{report}");
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_question_two_runs_below_travels_up_both() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = model("deep");
+    let (mut running, person) = start(&script, Some(|_| ElicitResult::accept())).await;
+    let (cleared, listed) = counts();
+
+    let result = running.plan().await;
+
+    assert!(!result.is_error, "{}", text(&result));
+    assert_eq!(
+        text(&result),
+        "planned: delegated: researched: the board is clear | 1. Tag v1.0"
+    );
+    assert_eq!(counts(), (cleared + 1, listed + 1), "each call ran once");
+    for run in ["plan", "deep", "research"] {
+        assert_eq!(requests(&script, run), 2, "{run}'s requests were sent once");
+    }
+    let asked = person.asked();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(
+        asked[0].1,
+        json!(["plan_week", "deep", "research", "clear_board"])
+    );
+    let report = report(&result);
+    let deep = &report["runs"][0];
+    assert_eq!(deep["tool"], "deep", "{report}");
+    let research = &deep["report"]["runs"][0];
+    assert_eq!(research["tool"], "research", "{report}");
+    assert_eq!(research["report"]["approvals"][0]["decision"], "approved");
+    running.stop().await;
+}
