@@ -37,7 +37,10 @@ async fn list_tasks() -> String {
 }
 
 /// Plans the week with the other tools, `research` among them.
-#[orchestrator(system = "plan", tools = ["research", "list_tasks", "inquire", "deep"])]
+#[orchestrator(
+    system = "plan",
+    tools = ["research", "list_tasks", "inquire", "deep", "sampled"]
+)]
 async fn plan_week(task: String) -> String {
     task
 }
@@ -57,6 +60,12 @@ async fn inquire(task: String) -> String {
 /// Hands the task to `research`: a question two runs below the top.
 #[orchestrator(system = "deep", tools = ["research"])]
 async fn deep(task: String) -> String {
+    task
+}
+
+/// Researches on the model of the caller at the top, which it samples.
+#[orchestrator(system = "sampled", model = ladoga::CallerModel, tools = ["list_tasks"])]
+async fn sampled(task: String) -> String {
     task
 }
 
@@ -90,6 +99,8 @@ fn model(first: &'static str) -> ScriptedModel {
             ("inquire", false) => said("inquired"),
             ("deep", true) => Reply::call("research", json!({"task": "tidy up"})),
             ("deep", false) => said("delegated"),
+            ("sampled", true) => Reply::call("list_tasks", json!({})),
+            ("sampled", false) => said("sampled"),
             (other, _) => Reply::text(format!("unexpected run {other}")),
         }
     })
@@ -333,4 +344,54 @@ async fn a_question_two_runs_below_travels_up_both() {
     assert_eq!(research["tool"], "research", "{report}");
     assert_eq!(research["report"]["approvals"][0]["decision"], "approved");
     running.stop().await;
+}
+
+#[tokio::test]
+async fn a_caller_model_below_samples_the_caller_at_the_top() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let (script, host) = (model("sampled"), model("sampled"));
+    let (model, host_model) = (
+        script.serve().await.expect("serves"),
+        host.serve().await.expect("serves"),
+    );
+    let app = App::new()
+        .add_singleton(model.model())
+        .add_singleton(ladoga::CallerModel::new());
+    #[cfg(not(feature = "legacy-spec"))]
+    let app = app.with_max_state_bytes(ladoga::CALLER_MODEL_STATE_BYTES);
+    let server = Server::start(app).await;
+    let mut client = common::client_for(server.addr);
+    let samples = Arc::new(AtomicUsize::new(0));
+    common::sampling::answer_with(&mut client, host_model.model(), samples.clone());
+    client.connect().await.expect("connects");
+    let (_, listed) = counts();
+
+    let result = client
+        .tools()
+        .call("plan_week", [("task", "Plan my week")])
+        .await
+        .expect("the call answers");
+
+    assert!(!result.is_error, "{}", text(&result));
+    assert_eq!(text(&result), "planned: sampled: 1. Tag v1.0 | 1. Tag v1.0");
+    assert_eq!(
+        samples.load(Ordering::SeqCst),
+        2,
+        "each sample was asked for once"
+    );
+    assert_eq!(
+        requests(&script, "plan"),
+        2,
+        "each top request was sent once"
+    );
+    assert_eq!(
+        requests(&script, "sampled"),
+        0,
+        "the run below used no model of the server's"
+    );
+    assert_eq!(counts().1, listed + 2, "each call ran once");
+    let report = report(&result);
+    assert_eq!(report["runs"][0]["report"]["model"], "caller", "{report}");
+    drop(client);
+    server.stop().await;
 }
