@@ -127,3 +127,105 @@ async fn a_result_with_an_image_keeps_its_text_and_says_what_was_left_out() {
          passed on to the model.]\n\nRain by noon.",
     );
 }
+
+/// Plans a trip, handing the booking to `travel`.
+#[orchestrator(system = "trip", tools = ["travel"])]
+async fn plan_trip(task: String) -> String {
+    task
+}
+
+/// Books travel with the booking server's tools.
+#[orchestrator(system = "travel", tools = ["py_*"], with = [LiveTools])]
+async fn travel(task: String) -> String {
+    task
+}
+
+/// A server whose tool asks before it books (`eliciting_server.py`, MCP 2026-07-28), offered to
+/// `travel`, which `plan_trip` calls in process: the server's question goes to the person at the
+/// top, tagged with its path; under MCP 2026-07-28 it is a round of the top call, the server's
+/// call made again with the answer in the next, and the trip booked once. A declined question
+/// books nothing, and the model is told.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn a_with_servers_question_is_answered_by_the_person_at_the_top() {
+    use std::sync::{Arc, Mutex};
+
+    use neva::types::elicitation::{ElicitRequestParams, ElicitResult};
+
+    for (answer, told) in [
+        (
+            ElicitResult::accept().with_content(json!({"seats": 2})),
+            "trip: travel: Booked 2 seats to Oslo (trip 1)",
+        ),
+        (
+            ElicitResult::decline(),
+            "trip: travel: Not booked: the person declined",
+        ),
+    ] {
+        let (_python, addr) = common::python_server::start("eliciting_server.py", &[]).await;
+        let url = format!("http://{addr}/mcp");
+        let tools = LiveTools::connect_url(&url, |opt| opt, |tools| tools.with_prefix("py_"))
+            .await
+            .expect("connects to the Python server");
+        let script = ScriptedModel::from_fn(|seen| {
+            let heard: Vec<String> = seen
+                .tool_results()
+                .into_iter()
+                .map(|(_, told)| told)
+                .collect();
+            match (seen.system().unwrap_or_default(), heard.is_empty()) {
+                ("trip", true) => Reply::call("travel", json!({"task": "Book Oslo"})),
+                ("travel", true) => Reply::call("py_book", json!({"city": "Oslo"})),
+                (system, _) => Reply::text(format!("{system}: {}", heard.join(" | "))),
+            }
+        });
+        let model = script.serve().await.expect("serves");
+        let server =
+            Server::start(App::new().add_singleton(model.model()).add_singleton(tools)).await;
+        let mut client = client_for(server.addr);
+        let asked: Arc<Mutex<Vec<serde_json::Value>>> = Arc::default();
+        let person = (asked.clone(), answer.clone());
+        client.map_elicitation(move |params: ElicitRequestParams| {
+            let (asked, answer) = person.clone();
+            async move {
+                asked
+                    .lock()
+                    .unwrap()
+                    .push(serde_json::to_value(&params).unwrap());
+                answer
+            }
+        });
+        client.connect().await.expect("connects");
+
+        let result = client
+            .tools()
+            .call("plan_trip", [("task", "Plan a trip to Oslo")])
+            .await
+            .expect("tools/call");
+
+        assert!(!result.is_error, "{result:?}");
+        assert_eq!(text(&result), told);
+        let asked = asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "asked once: {asked:?}");
+        let message = asked[0]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with("[plan_trip › travel › py_book] How many seats to Oslo?"),
+            "{message}"
+        );
+        assert_eq!(
+            asked[0]["_meta"][ladoga::approval::PATH_KEY],
+            json!(["plan_trip", "travel", "py_book"])
+        );
+        let requests = script.requests();
+        for system in ["trip", "travel"] {
+            let sent = requests
+                .iter()
+                .filter(|seen| seen.system() == Some(system))
+                .count();
+            assert_eq!(sent, 2, "each of {system}'s requests was sent once");
+        }
+        drop(client);
+        server.stop().await;
+    }
+}

@@ -178,6 +178,14 @@ impl LiveTools {
     /// `server/discover` calls for it (see `toolbox/relay.rs`). Under `legacy-spec` the client
     /// speaks the older generation itself.
     ///
+    /// # The server's questions
+    ///
+    /// Under MCP 2026-07-28 the client answers a server's elicitation with
+    /// [`elicit_above`](crate::toolbox::elicit_above): the person at the top of the run whose call
+    /// asks is asked, the question tagged with the run's path, and an answer in a later round of
+    /// the top call pauses the run and makes the call again then. Under `legacy-spec` the client
+    /// declares no elicitation, as before.
+    ///
     /// # Each call gets its own answer
     ///
     /// Every server is reached through a loopback relay that checks each JSON-RPC response (a
@@ -258,7 +266,7 @@ impl LiveTools {
         let (addr, endpoint) = split_url(url)?;
         let relay = relay_to(url, addr).await?;
         let to = relay.addr().to_string();
-        let client = Client::new().with_options(|opt| {
+        let mut client = Client::new().with_options(|opt| {
             options(opt.with_timeout(NO_CLIENT_BOUND)).with_http(|http| {
                 let http = http.bind(to).with_endpoint(endpoint);
                 match token {
@@ -267,6 +275,9 @@ impl LiveTools {
                 }
             })
         });
+        // The server's questions go to the person at the top of the run whose call asks.
+        #[cfg(not(feature = "legacy-spec"))]
+        client.map_elicitation(super::elicit_above);
         let connecting = Self::connect_relayed(client, offer, Some(relay));
         tokio::time::timeout(LISTING_TIMEOUT, connecting)
             .await

@@ -1,5 +1,6 @@
 #![doc = include_str!("../docs/toolbox.md")]
 
+mod above;
 pub(crate) mod arguments;
 mod bounds;
 mod deferred;
@@ -15,6 +16,7 @@ mod selection;
 mod told;
 mod union;
 
+pub use self::above::elicit_above;
 pub use self::bounds::{
     MAX_REMOTE_BYTES, MAX_REMOTE_SCHEMA_DEPTH, MAX_REMOTE_TOOL_BYTES, MAX_REMOTE_TOOLS,
 };

@@ -1,0 +1,64 @@
+//! A `with` server's questions, put to the person at the top of the run that called it.
+//!
+//! Under MCP 2026-07-28 a server whose tool asks for input answers the call `input_required`,
+//! and neva's client fulfils each request with its elicitation handler, then calls again. The
+//! handler here, which [`LiveTools::connect_url`](crate::LiveTools::connect_url) installs,
+//! answers with the person at the top of the agent tree (see `tree.rs`), asked through the
+//! call of the run that called the server: the question tagged with the run's path and the
+//! server's tool. An answer that comes in a later round of the top call pauses the run; the call
+//! is dropped, and made again when the run goes on, when the server asks again and this time
+//! the answer is there.
+
+use neva::types::elicitation::{ElicitRequestParams, ElicitResult};
+
+use crate::toolbox::arguments;
+use crate::tree::Site;
+
+/// Answers a server's elicitation with the person at the top of the run whose call it is
+/// answering, for a client of a `with` server: declined outside such a call, or when that person
+/// cannot be asked. Give it to a client of your own with `client.map_elicitation(..)` before
+/// [`LiveTools::connect`](crate::LiveTools::connect); [`LiveTools::connect_url`](crate::LiveTools::connect_url)
+/// gives it to the client it makes.
+///
+/// Under `legacy-spec` neva's client answers a server's requests on a task of its own, outside
+/// the call that made them: the question is declined.
+///
+/// # Examples
+/// ```no_run
+/// use neva::Client;
+///
+/// # async fn run() -> Result<(), neva::error::Error> {
+/// let mut client = Client::new().with_options(|opt| {
+///     opt.with_http(|http| http.bind("127.0.0.1:3001").with_endpoint("/mcp"))
+/// });
+/// client.map_elicitation(ladoga::toolbox::elicit_above);
+/// let docs = ladoga::LiveTools::connect(client, |tools| tools.with_prefix("docs_")).await?;
+/// # let _ = docs;
+/// # Ok(())
+/// # }
+/// ```
+pub async fn elicit_above(params: ElicitRequestParams) -> ElicitResult {
+    let Some(site) = Site::current() else {
+        tracing::info!(target: "ladoga", "a server's question outside a run that can ask its caller is declined");
+        return ElicitResult::decline();
+    };
+    if !site.top().answers_forms() {
+        return ElicitResult::decline();
+    }
+    // The same question in the next round is filed under the same key.
+    let asked = serde_json::to_string(&params).unwrap_or_default();
+    let key = arguments::digest(&arguments::canonical(&asked));
+    match site.elicit(&key, None, params).await {
+        Ok(answer) => answer,
+        #[cfg(not(feature = "legacy-spec"))]
+        Err(later) if later.code() == neva::error::ErrorCode::InputRequired => {
+            // The run pauses, and drops this call as it does.
+            site.pause();
+            std::future::pending().await
+        }
+        Err(error) => {
+            tracing::warn!(target: "ladoga", %error, "a server's question could not be put to the person at the top");
+            ElicitResult::decline()
+        }
+    }
+}
