@@ -160,6 +160,63 @@ async fn the_python_sdks_elicitation_callback_answers_ask_caller_with_a_form() {
     server.stop().await;
 }
 
+/// Hands the task to `planner`: the question `planner`'s model asks travels up to this call's
+/// caller.
+#[orchestrator(system = "delegate", tools = ["planner"])]
+async fn delegating(task: String) -> String {
+    task
+}
+
+/// The Python SDK as the top caller of `delegating`, which calls `planner` in process: the
+/// question `planner`'s model asks is a round of the top call, tagged with its path, which the
+/// SDK's elicitation callback answers; the report nests `planner`'s.
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn the_python_sdk_answers_a_question_asked_below_the_tool_it_called() {
+    let script = ScriptedModel::from_fn(|seen| {
+        let heard = seen.tool_results();
+        match (seen.system(), heard.first()) {
+            (Some("delegate"), None) => Reply::call("planner", json!({"task": "Move the release"})),
+            (Some("delegate"), Some((_, result))) => Reply::text(format!("Delegated: {result}")),
+            (_, None) => Reply::call(
+                "ask_caller",
+                json!({"question": "Which day should the release move to?", "choices": ["Thursday", "Friday"]}),
+            ),
+            (_, Some((_, result))) => Reply::text(format!("Moved to {result}.")),
+        }
+    });
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(neva::App::new().add_singleton(model.model())).await;
+    let url = format!("http://{}/mcp", server.addr);
+    let python = std::env::var("LADOGA_PYTHON")
+        .expect("LADOGA_PYTHON names a Python with the MCP SDK (see scripts/test)");
+    let mut client = Command::new(python);
+    client
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/peers/python_ask.py"
+        ))
+        .args([url.as_str(), "delegating"]);
+    let line = peer::run(client).await;
+
+    assert_eq!(line["is_error"], false, "{line}");
+    assert_eq!(line["text"], "Delegated: Moved to Friday.", "{line}");
+    let shown = line["shown"].as_array().expect("forms");
+    assert_eq!(shown.len(), 1, "asked once: {line}");
+    assert_eq!(
+        shown[0]["message"],
+        "[delegating › planner] Which day should the release move to?"
+    );
+    let below = &line["report"]["runs"][0];
+    assert_eq!(below["tool"], "planner", "{line}");
+    assert_eq!(
+        below["report"]["questions"][0]["answer"], "Friday",
+        "{line}"
+    );
+    assert_eq!(script.requests().len(), 4, "each request was sent once");
+    server.stop().await;
+}
+
 /// Plans with a budget of $1, asking a model priced at $10 a million tokens written.
 #[orchestrator(budget_usd = 1.0, on_limit = "partial")]
 async fn thrifty(task: String) -> String {
