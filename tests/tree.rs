@@ -395,3 +395,82 @@ async fn a_caller_model_below_samples_the_caller_at_the_top() {
     drop(client);
     server.stop().await;
 }
+
+/// Two replicas sharing a real Redis (Debian's `redis-server`, started and stopped here) and
+/// the secret that seals a round: the question `research` asks comes from replica A, and the
+/// answer goes to replica B, which takes both paused runs (`plan_week`'s and `research`'s) from
+/// Redis and goes on; nothing is asked or run twice. Ignored by a plain `cargo test`:
+/// `scripts/test` installs Redis and runs it with `--ignored`.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test]
+#[ignore = "needs redis-server: run by scripts/test"]
+async fn a_question_asked_below_on_one_replica_is_answered_on_the_other() {
+    use common::rounds;
+
+    let _one = ONE_AT_A_TIME.lock().await;
+    let redis = common::redis::Redis::start().await;
+    let script = model("research");
+    let model = script.serve().await.expect("serves");
+    let secret = "the replicas' request-state secret, 40 b";
+    let mut replicas = Vec::new();
+    for _ in 0..2 {
+        let store = ladoga::RedisStore::connect(&redis.url())
+            .await
+            .expect("connects");
+        let app = App::new()
+            .add_singleton(model.model())
+            .add_singleton(ladoga::Runs::new(store).with_secret(secret))
+            .with_request_state_secret(secret);
+        replicas.push(Server::start(app).await);
+    }
+    let (cleared, listed) = counts();
+    let call = |state: Option<&str>, answers: Option<Value>| {
+        let mut params = json!({"name": "plan_week", "arguments": {"task": "Plan my week"}});
+        if let Some(state) = state {
+            params["requestState"] = json!(state);
+        }
+        if let Some(answers) = answers {
+            params["inputResponses"] = answers;
+        }
+        params
+    };
+
+    let asked = rounds::request(replicas[0].addr, "", "tools/call", call(None, None)).await;
+    let (key, state) = rounds::question(&asked);
+    let message = &asked["result"]["inputRequests"][&key]["params"]["message"];
+    assert!(
+        message
+            .as_str()
+            .is_some_and(|text| text.starts_with("[plan_week › research › clear_board] ")),
+        "{asked}"
+    );
+    assert_eq!(
+        counts(),
+        (cleared, listed + 1),
+        "nothing ran but the other call"
+    );
+    let answered = rounds::request(
+        replicas[1].addr,
+        "",
+        "tools/call",
+        call(Some(&state), Some(rounds::approve(&key))),
+    )
+    .await;
+
+    let result = &answered["result"];
+    assert_eq!(result["isError"], false, "{answered}");
+    assert_eq!(
+        result["content"][0]["text"],
+        "planned: researched: the board is clear | 1. Tag v1.0"
+    );
+    assert_eq!(counts(), (cleared + 1, listed + 1), "each call ran once");
+    assert_eq!(
+        requests(&script, "plan"),
+        2,
+        "each top request was sent once"
+    );
+    assert_eq!(requests(&script, "research"), 2, "each request below too");
+    for replica in replicas {
+        replica.stop().await;
+    }
+}
