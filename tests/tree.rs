@@ -63,6 +63,13 @@ async fn deep(task: String) -> String {
     task
 }
 
+/// Plans the week as an MCP task, with `research`.
+#[cfg(not(feature = "legacy-spec"))]
+#[orchestrator(system = "plan", tools = ["research", "list_tasks"], task_support = "required")]
+async fn plan_as_task(task: String) -> String {
+    task
+}
+
 /// Researches on the model of the caller at the top, which it samples.
 #[orchestrator(system = "sampled", model = ladoga::CallerModel, tools = ["list_tasks"])]
 async fn sampled(task: String) -> String {
@@ -473,4 +480,74 @@ async fn a_question_asked_below_on_one_replica_is_answered_on_the_other() {
     for replica in replicas {
         replica.stop().await;
     }
+}
+
+/// A top call that runs as an MCP task asks through its task: a question asked below turns the
+/// task `input_required`, tagged with its path, the runs wait in place, and `tasks/update`
+/// answers it.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test]
+async fn a_question_asked_below_a_task_is_the_tasks_and_tasks_update_answers_it() {
+    use common::rounds::request;
+
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = model("research");
+    let model = script.serve().await.expect("serves");
+    let app = App::new()
+        .with_options(|opt| opt.with_tasks())
+        .add_singleton(model.model());
+    let server = Server::start(ladoga::TaskProgress::new().serve(app)).await;
+    let addr = server.addr;
+    let (cleared, listed) = counts();
+    let until = |id: String, status: &'static str| async move {
+        for _ in 0..100 {
+            let got = request(addr, "", "tasks/get", json!({"taskId": id})).await;
+            if got["result"]["status"] == status {
+                return got["result"].clone();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("the task {id} never turned {status}");
+    };
+
+    let params = json!({"name": "plan_as_task", "arguments": {"task": "Plan my week"}, "task": {}});
+    let started = request(addr, "", "tools/call", params).await;
+    let id = started["result"]["taskId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let waiting = until(id.clone(), "input_required").await;
+    let requests = waiting["inputRequests"].as_object().expect("the questions");
+    assert_eq!(requests.len(), 1, "{waiting}");
+    let (key, asked) = requests.iter().next().expect("one");
+    let message = asked["params"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("[plan_as_task › research › clear_board] "),
+        "{waiting}"
+    );
+    let answers = json!({ key: {"action": "accept", "content": {}} });
+    let updated = request(
+        addr,
+        "",
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": answers}),
+    )
+    .await;
+    assert!(updated.get("error").is_none(), "{updated}");
+    let done = until(id, "completed").await;
+
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "planned: researched: the board is clear | 1. Tag v1.0",
+        "{done}"
+    );
+    assert_eq!(counts(), (cleared + 1, listed + 1), "each call ran once");
+    assert_eq!(requests_of(&script), (2, 2), "each request was sent once");
+    server.stop().await;
+}
+
+/// The requests `plan` and `research` were sent.
+#[cfg(not(feature = "legacy-spec"))]
+fn requests_of(script: &ScriptedModel) -> (usize, usize) {
+    (requests(script, "plan"), requests(script, "research"))
 }
