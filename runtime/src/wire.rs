@@ -24,7 +24,10 @@
 /// none was; `compacted` says how often the conversation was compacted and what that removed, `{"times":
 /// 2, "cleared": 9, "summarized": 6, "summaries": 1, "cut": 0, "removed_tokens": 23456}`, `cut`
 /// counting the results of a turn not read yet cut to fit
-/// ([`Outcome::compacted`](crate::Outcome::compacted)), absent when it never was.
+/// ([`Outcome::compacted`](crate::Outcome::compacted)), absent when it never was; `runs` lists the
+/// runs of the orchestrators the run's model called in process, `{"tool": "research", "turn": 1,
+/// "report": {…}}`, each with its own report ([`Outcome::runs`](crate::Outcome::runs)), absent when
+/// none reported.
 pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
 
 /// The request `_meta` key of the dollars a call may spend: a JSON number of US dollars

@@ -266,6 +266,7 @@ impl LiveTools {
         let (addr, endpoint) = split_url(url)?;
         let relay = relay_to(url, addr).await?;
         let to = relay.addr().to_string();
+        #[cfg_attr(feature = "legacy-spec", allow(unused_mut))]
         let mut client = Client::new().with_options(|opt| {
             options(opt.with_timeout(NO_CLIENT_BOUND)).with_http(|http| {
                 let http = http.bind(to).with_endpoint(endpoint);
