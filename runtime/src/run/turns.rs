@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use futures_util::future::join_all;
+use futures_util::future::{Either, join_all};
 use svir::{ToolCall, ToolResult, Toolbox};
 use tracing::{Instrument, Span};
 
@@ -268,11 +268,11 @@ where
                 progress.call_answered(turn, calls.len(), call, result.is_error);
                 result
             };
-            async move {
-                match tree {
-                    Some(tree) => tree.call(call, made).await,
-                    None => made.await,
-                }
+            // Boxed at a site: a call's future is moved as the turn's are gathered, and one
+            // that held a site's beside its own would be three times as large.
+            match tree {
+                Some(tree) => Either::Left(Box::pin(tree.call(call, made))),
+                None => Either::Right(made),
             }
             .instrument(spans::tool(call))
         }));

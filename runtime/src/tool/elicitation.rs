@@ -69,10 +69,12 @@ impl<'a> Elicitation<'a> {
     pub(crate) fn can_answer_forms(ctx: &Context) -> bool {
         #[cfg(not(feature = "legacy-spec"))]
         {
+            // Most callers declare none: no form is made to ask about then.
+            let Some(modes) = ctx.client_capabilities().elicitation else {
+                return false;
+            };
             let params: ElicitRequestParams = ElicitRequestParams::form(String::new()).into();
-            ctx.client_capabilities()
-                .elicitation
-                .is_some_and(|modes| modes.allows(&params))
+            modes.allows(&params)
         }
         #[cfg(feature = "legacy-spec")]
         {
