@@ -31,6 +31,18 @@ async fn chat(say: String) -> String {
     say
 }
 
+#[tool(descr = "Looks the calendar up, slowly")]
+async fn slow_lookup(day: String) -> String {
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    format!("{day} is free")
+}
+
+/// Plans with the calendar, in a session its caller may steer.
+#[orchestrator(session = true, tools = ["slow_lookup"])]
+async fn planner(say: String) -> String {
+    say
+}
+
 /// Talks it over, forgetting a minute after.
 #[orchestrator(session = true, session_ttl = "1s")]
 async fn brief_chat(say: String) -> String {
@@ -486,5 +498,183 @@ async fn a_session_goes_on_through_an_approval_and_keeps_its_id_across_the_round
     );
     assert_eq!(last.tool_results()[0].1, "wiped a");
     drop(client);
+    server.stop().await;
+}
+
+/// The model of `planner`: it looks Thursday up, then answers with the last thing its person
+/// said.
+fn steered_model() -> ScriptedModel {
+    ScriptedModel::from_fn(|seen: &SeenRequest| {
+        // The person's last words: the last user message.
+        let last = (seen.messages().iter().rev())
+            .find(|message| message["role"] == "user")
+            .map(|message| match &message["content"] {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            })
+            .unwrap_or_default();
+        match seen.tool_results().len() {
+            0 if last == "Plan the offsite." => {
+                Reply::call("slow_lookup", json!({"day": "Thursday"}))
+            }
+            _ => Reply::text(format!("Planned, as you said last: {last}")),
+        }
+    })
+}
+
+/// A call on `server`'s `planner` session `id` (a new one when empty) saying `say`, with the
+/// `_meta` that steers when `steer`, as a client writes it: the JSON-RPC answer.
+async fn planner_call(addr: std::net::SocketAddr, id: &str, say: &str, steer: bool) -> Value {
+    planner_call_as(addr, "", id, say, steer).await
+}
+
+/// [`planner_call`] as the holder of `token`.
+async fn planner_call_as(
+    addr: std::net::SocketAddr,
+    token: &str,
+    id: &str,
+    say: &str,
+    steer: bool,
+) -> Value {
+    let mut params = json!({"name": "planner", "arguments": {"say": say}});
+    if !id.is_empty() {
+        params["arguments"]["session"] = json!(id);
+    }
+    if steer {
+        params["_meta"] = json!({ ladoga::session::STEER_KEY: true });
+    }
+    common::rounds::request(addr, token, "tools/call", params).await
+}
+
+/// A run in flight on `planner`'s session, at `running`, is steered through `steering`: the call
+/// answers at once, naming no model, and the run reads the message before its next turn, as the
+/// person's words, and lists it in its report.
+async fn steer_through(
+    running: std::net::SocketAddr,
+    steering: std::net::SocketAddr,
+    script: &ScriptedModel,
+) {
+    let begun = planner_call(running, "", "Begin.", false).await;
+    let id = begun["result"]["content"][0]["_meta"][REPORT_KEY]["session"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a session: {begun}"))
+        .to_owned();
+    let (run, steer) = tokio::join!(
+        planner_call(running, &id, "Plan the offsite.", false),
+        async {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let started = std::time::Instant::now();
+            let told = planner_call(steering, &id, "Make it Friday, not Thursday.", true).await;
+            (told, started.elapsed())
+        }
+    );
+    let (steer, took) = steer;
+
+    let told = &steer["result"];
+    assert_eq!(told["isError"], false, "{steer}");
+    assert!(
+        took < Duration::from_millis(1000),
+        "answered at once: {took:?}"
+    );
+    let text = told["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("given to the run in flight"), "{steer}");
+    assert_eq!(
+        told["content"][0]["_meta"][REPORT_KEY]["stop"], "steered",
+        "{steer}"
+    );
+    let result = &run["result"];
+    assert_eq!(result["isError"], false, "{run}");
+    assert_eq!(
+        result["content"][0]["text"], "Planned, as you said last: Make it Friday, not Thursday.",
+        "{run}"
+    );
+    let report = &result["content"][0]["_meta"][REPORT_KEY];
+    assert_eq!(
+        report["steered"],
+        json!([{"turn": 1, "text": "Make it Friday, not Thursday."}]),
+        "{report}"
+    );
+    // The begun call's request, then the run's two: the steering call asked no model.
+    assert_eq!(script.requests().len(), 3);
+}
+
+#[tokio::test]
+async fn a_call_that_steers_gives_its_words_to_the_run_in_flight_on_its_session() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = steered_model();
+    let model = script.serve().await.expect("serves");
+    let server = Server::start(App::new().add_singleton(model.model())).await;
+
+    steer_through(server.addr, server.addr, &script).await;
+    server.stop().await;
+}
+
+/// The same through two replicas sharing a real Redis (Debian's `redis-server`, started and
+/// stopped here): the run in flight on one, the steering call on the other.
+#[tokio::test]
+#[ignore = "needs redis-server: run by scripts/test"]
+async fn a_call_that_steers_on_another_replica_reaches_the_run_in_flight() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let redis = common::redis::Redis::start().await;
+    let script = steered_model();
+    let model = script.serve().await.expect("serves");
+    let secret = "the replicas' sessions secret, 40 bytes..";
+    let mut replicas = Vec::new();
+    for _ in 0..2 {
+        let store = ladoga::RedisStore::connect(&redis.url())
+            .await
+            .expect("connects");
+        let app = App::new()
+            .add_singleton(model.model())
+            .add_singleton(ladoga::Runs::new(store).with_secret(secret));
+        replicas.push(Server::start(app).await);
+    }
+
+    steer_through(replicas[0].addr, replicas[1].addr, &script).await;
+    for replica in replicas {
+        replica.stop().await;
+    }
+}
+
+/// Another caller cannot steer a run: its call on a session it does not have is refused as a
+/// call naming no session is, and the run never reads its words.
+#[tokio::test]
+async fn another_caller_cannot_steer_a_run_in_flight() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = steered_model();
+    let model = script.serve().await.expect("serves");
+    let server = Server::start_guarded(App::new().add_singleton(model.model()), SECRET).await;
+    let alice = token(SECRET, json!({"sub": "alice", "exp": now() + 3600}));
+    let bob = token(SECRET, json!({"sub": "bob", "exp": now() + 3600}));
+    let begun = planner_call_as(server.addr, &alice, "", "Begin.", false).await;
+    let id = begun["result"]["content"][0]["_meta"][REPORT_KEY]["session"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a session: {begun}"))
+        .to_owned();
+
+    let (run, foreign) = tokio::join!(
+        planner_call_as(server.addr, &alice, &id, "Plan the offsite.", false),
+        async {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            planner_call_as(server.addr, &bob, &id, "Cancel everything.", true).await
+        }
+    );
+
+    assert_eq!(foreign["result"]["isError"], true, "{foreign}");
+    let told = foreign["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(told.contains("no session with that id"), "{foreign}");
+    let result = &run["result"];
+    assert_eq!(
+        result["content"][0]["text"], "Planned, as you said last: Plan the offsite.",
+        "{run}"
+    );
+    assert!(
+        result["content"][0]["_meta"][REPORT_KEY]
+            .get("steered")
+            .is_none(),
+        "{run}"
+    );
     server.stop().await;
 }

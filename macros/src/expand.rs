@@ -127,11 +127,12 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
     // The request's `_meta` is read, and dropped, before any await: a value kept across an
     // await stays in the handler's future for the whole run.
     let run = quote! {
-        let (__ladoga_task, __ladoga_budget, __ladoga_progress) = {
+        let (__ladoga_task, __ladoga_budget, __ladoga_steer, __ladoga_progress) = {
             let __ladoga_meta = __ladoga_meta;
             (
                 #private::task_id(&__ladoga_ctx, &__ladoga_meta.0),
                 #private::caller_budget(&__ladoga_meta.0),
+                #private::steers(&__ladoga_meta.0),
                 __ladoga_meta.0.progress_token,
             )
         };
@@ -142,6 +143,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
             #briefing
             .task(__ladoga_task)
             .caller_budget(__ladoga_budget)
+            .steer(__ladoga_steer)
             .progress(__ladoga_progress);
         #(#with)*
         #compact_model

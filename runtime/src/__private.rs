@@ -17,6 +17,7 @@ pub use crate::model::Model;
 pub use crate::model::erased::DynModel;
 pub use crate::observe::task::task_id;
 pub use crate::session::Session;
+pub use crate::session::steers;
 pub use crate::tool::{Orchestrator, Output, Report, Typed, answer};
 pub use crate::toolbox::ToolSelection;
 

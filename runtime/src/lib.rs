@@ -54,7 +54,7 @@ pub use crate::model::{
     CALLER_MODEL_STATE_BYTES, CallerModel, CompletionModel, DEFAULT_RESPONSE_TIMEOUT,
     DEFAULT_RETRIES, Fallback, Model,
 };
-pub use crate::outcome::{NestedRun, Outcome, Stop, TokenUsage, UnknownCall};
+pub use crate::outcome::{NestedRun, Outcome, Steering, Stop, TokenUsage, UnknownCall};
 pub use crate::run::{Drain, Orchestration};
 pub use crate::session::Session;
 pub use crate::tool::{DEFAULT_DEPTH, Orchestrator};

@@ -57,6 +57,46 @@ pub struct Outcome {
     /// in the order they ended; empty when none reported (a run whose caller cannot be asked
     /// keeps none).
     pub runs: Vec<NestedRun>,
+    /// The messages its caller sent the run while it ran, in the order it read them
+    /// ([`Orchestrator::steer`](crate::Orchestrator::steer)).
+    pub steered: Vec<Steering>,
+}
+
+/// A message a caller sent a run in flight, which it read as the person's words.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct Steering {
+    /// The turns the run had made when it read it: the message comes before the next.
+    pub turn: usize,
+    /// What the caller said.
+    pub text: String,
+}
+
+impl Outcome {
+    /// What a call that steers answers: its message went to the run in flight on the session
+    /// `session` (its id, for a session by id).
+    pub(crate) fn steered(session: Option<String>) -> Self {
+        Self {
+            text: "Your message was given to the run in flight on this session: it reads it \
+                   before its next turn."
+                .to_owned(),
+            turns: 0,
+            usage: TokenUsage::default(),
+            stop: Stop::Steered,
+            finish: FinishReason::Stop,
+            partial: false,
+            model: None,
+            first_token: None,
+            approvals: Vec::new(),
+            inquiries: Vec::new(),
+            session,
+            compacted: crate::context::Compacted::default(),
+            unknown: Vec::new(),
+            cost_usd: Some(0.0),
+            runs: Vec::new(),
+            steered: Vec::new(),
+        }
+    }
 }
 
 /// The run of an orchestrator that a run's model called in process, as its report tells it.
@@ -107,11 +147,14 @@ pub enum Stop {
     /// ([`Orchestrator::depth`](crate::Orchestrator::depth)), so none of its calls could be
     /// made: it was offered no tools, told why, and answered in one request.
     Depth,
+    /// The call ran no model: it was a message to the run in flight on its session, which reads
+    /// it at its next turn ([`Orchestrator::steer`](crate::Orchestrator::steer)).
+    Steered,
 }
 
 impl Stop {
     /// The name a report gives it: `answered`, `turns`, `deadline`, `budget`, `budget_usd`,
-    /// `quota`, `stuck` or `depth`.
+    /// `quota`, `stuck`, `depth` or `steered`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Answered => "answered",
@@ -122,6 +165,7 @@ impl Stop {
             Self::Quota => "quota",
             Self::Stuck => "stuck",
             Self::Depth => "depth",
+            Self::Steered => "steered",
         }
     }
 
@@ -136,6 +180,7 @@ impl Stop {
             Self::Quota,
             Self::Stuck,
             Self::Depth,
+            Self::Steered,
         ]
         .into_iter()
         .find(|stop| stop.name() == name)

@@ -42,3 +42,12 @@ pub const BAGGAGE_MEMBER: &str = "io.github.ladoga-rs.budget_usd";
 /// question is about, as a JSON list of strings (`["plan_week", "research", "clear_board"]`).
 /// The question's message opens with the same path, `[plan_week › research › clear_board]`.
 pub const PATH_KEY: &str = "io.github.ladoga-rs/path";
+
+/// The request `_meta` key that makes a call of an orchestrator with sessions steer the run in
+/// flight on its session rather than wait for it: `"io.github.ladoga-rs/steer": true` (see
+/// [`Orchestrator::steer`](crate::Orchestrator::steer)).
+pub const STEER_KEY: &str = "io.github.ladoga-rs/steer";
+
+/// [`STEER_KEY`] as a member of the request's W3C `baggage`, `io.github.ladoga-rs.steer=1`,
+/// which carries it to the handler.
+pub const STEER_MEMBER: &str = "io.github.ladoga-rs.steer";

@@ -22,6 +22,7 @@ use tracing::Instrument;
 use super::Dollars;
 
 pub use crate::wire::{BAGGAGE_MEMBER, BUDGET_KEY};
+use crate::wire::{STEER_KEY, STEER_MEMBER};
 
 /// What a budget of nothing left is taken as: no request that costs anything fits it.
 const NOTHING_LEFT: f64 = 1e-12;
@@ -50,7 +51,12 @@ pub fn caller_budget(meta: &RequestParamsMeta) -> Option<Dollars> {
 
 /// `baggage` with the member that lets a call spend `left` dollars.
 pub(crate) fn with_budget(baggage: Option<&str>, left: f64) -> String {
-    let member = format!("{BAGGAGE_MEMBER}={}", left.max(0.0));
+    with_member(baggage, BAGGAGE_MEMBER, &left.max(0.0).to_string())
+}
+
+/// `baggage` with the member `name=value` added.
+fn with_member(baggage: Option<&str>, name: &str, value: &str) -> String {
+    let member = format!("{name}={value}");
     match baggage.filter(|baggage| !baggage.trim().is_empty()) {
         Some(baggage) => format!("{baggage},{member}"),
         None => member,
@@ -58,7 +64,8 @@ pub(crate) fn with_budget(baggage: Option<&str>, left: f64) -> String {
 }
 
 /// The middleware every Ladoga server runs on `tools/call`: a [`BUDGET_KEY`] in the request's
-/// `_meta` becomes a member of its baggage, where the handler reads it; and with a `traceparent`
+/// `_meta` becomes a member of its baggage, where the handler reads it, as does a `true` under
+/// [`STEER_KEY`](crate::wire::STEER_KEY); and with a `traceparent`
 /// the call runs in a span that is a child of the caller's ([`trace`](crate::trace)).
 pub(crate) async fn carried_in(mut ctx: MwContext, next: Next) -> Response {
     let mut traced = None;
@@ -74,11 +81,20 @@ pub(crate) async fn carried_in(mut ctx: MwContext, next: Next) -> Response {
                 .unwrap_or_default();
             traced = crate::trace::call_span(tool, traceparent, tracestate);
         }
-        if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut)
-            && let Some(budget) = meta.get(BUDGET_KEY).and_then(Value::as_f64)
-        {
-            let baggage = with_budget(meta.get("baggage").and_then(Value::as_str), budget);
-            meta.insert("baggage".into(), Value::String(baggage));
+        if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+            if let Some(budget) = meta.get(BUDGET_KEY).and_then(Value::as_f64) {
+                let baggage = with_budget(meta.get("baggage").and_then(Value::as_str), budget);
+                meta.insert("baggage".into(), Value::String(baggage));
+            }
+            // Steering: `session::steers` reads it from the baggage.
+            if meta.get(STEER_KEY).and_then(Value::as_bool) == Some(true) {
+                let baggage = with_member(
+                    meta.get("baggage").and_then(Value::as_str),
+                    STEER_MEMBER,
+                    "1",
+                );
+                meta.insert("baggage".into(), Value::String(baggage));
+            }
         }
     }
     match traced {

@@ -77,6 +77,13 @@ impl Outcome {
         if !self.inquiries.is_empty() {
             report["questions"] = self.inquiries.iter().map(asked).collect();
         }
+        if !self.steered.is_empty() {
+            report["steered"] = self
+                .steered
+                .iter()
+                .map(|message| json!({"turn": message.turn, "text": message.text}))
+                .collect();
+        }
         if !self.runs.is_empty() {
             report["runs"] = self
                 .runs

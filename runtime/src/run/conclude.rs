@@ -81,6 +81,7 @@ where
                 compacted: run.window.so_far(),
                 cost_usd: run.usage.spent().usd(),
                 runs: run.runs,
+                steered: run.steered,
             }),
         }
     }
@@ -121,7 +122,7 @@ where
             Stop::Stuck => RunError::Stuck {
                 tool: run.stuck_on.clone().unwrap_or_default(),
             },
-            Stop::Answered | Stop::Depth | Stop::TurnLimit => {
+            Stop::Answered | Stop::Depth | Stop::TurnLimit | Stop::Steered => {
                 RunError::TurnLimit { turns: run.turns }
             }
         }
@@ -150,6 +151,7 @@ where
                 .and_then(|lease| lease.id().map(str::to_owned)),
             cost_usd: run.usage.spent().usd(),
             runs: run.runs,
+            steered: run.steered,
         }
     }
 }

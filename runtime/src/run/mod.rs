@@ -17,6 +17,7 @@
 //! - `typed.rs`: a typed answer (`output = T`);
 //! - `drain.rs`: the server's shutdown;
 //! - `search.rs`: tool search, the deferred tools found with `search_tools`;
+//! - `steer.rs`: steering, the messages a caller sends a run in flight, read at each turn;
 //! - `recorder.rs`: a durable run's steps, recorded by the recorder it is handed (a Restate
 //!   journal, `durable/`);
 //! - `seams.rs`: what the run is plugged into, filled once by whoever starts it.
@@ -35,6 +36,7 @@ mod search;
 mod settings;
 mod spend;
 mod state;
+mod steer;
 #[cfg(test)]
 mod tests;
 mod turns;

@@ -9,7 +9,7 @@ use crate::observe::TaskLine;
 use crate::run::booking::Booking;
 use crate::run::{Drain, Gate, Recorder};
 use crate::session::Lease;
-use crate::store::Keeper;
+use crate::store::{Inbox, Keeper};
 use crate::tree::Above;
 
 /// Everything a run is plugged into. None of it is the run's state, which is [`Run`](super::Run)'s.
@@ -37,4 +37,6 @@ pub(crate) struct Seams<'a> {
     /// The run's place in the agent tree, when the person at its top can be asked: each call it
     /// makes is a [`Site`](crate::tree::Site) a run below asks up from.
     pub(crate) above: Option<Above>,
+    /// Steering: where its caller's messages to the run in flight wait, read at each turn.
+    pub(crate) inbox: Option<Inbox>,
 }

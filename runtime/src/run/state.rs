@@ -15,7 +15,7 @@ use crate::error::RunError;
 use crate::limits::repeats::Repeats;
 use crate::model::{AnsweredBy, CompletionModel};
 use crate::observe::Progress;
-use crate::outcome::{NestedRun, UnknownCall};
+use crate::outcome::{NestedRun, Steering, UnknownCall};
 use crate::run::Orchestration;
 use crate::run::ask::Answer;
 use crate::session::Lease;
@@ -57,6 +57,13 @@ pub(crate) struct Run {
     /// The reports of the orchestrators its model called in process.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) runs: Vec<NestedRun>,
+    /// The messages its caller sent it while it ran, as it read them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) steered: Vec<Steering>,
+    /// The number of the last message of its inbox it read (or found there as it began, which
+    /// were not its), once it looked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) inbox_read: Option<u64>,
     /// The tool a stuck model kept calling.
     #[serde(skip)]
     pub(crate) stuck_on: Option<String>,
@@ -205,6 +212,8 @@ where
             settled: None,
             approvals: Vec::new(),
             runs: Vec::new(),
+            steered: Vec::new(),
+            inbox_read: None,
             inquiries: Vec::new(),
             stuck_on: None,
             answered_by: None,

@@ -101,6 +101,7 @@ where
             let (done, settled) = match run.pending.take() {
                 Some(done) => (done, run.settled.take()),
                 None => {
+                    self.read_inbox(run).await; // steering
                     if limits.spent(&run.usage.get()) {
                         return Ok(Ended::Limit(Stop::Budget)); // budget
                     }

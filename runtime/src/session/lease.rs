@@ -11,7 +11,7 @@ use crate::metrics;
 use crate::session::kept::{self, Kept};
 use crate::session::{MAX_SESSION_BYTES, Session, principal};
 use crate::store::ledger::Room;
-use crate::store::{PAUSED_RUN_TTL, Runs, SESSION_PREFIX, new_id};
+use crate::store::{Inbox, PAUSED_RUN_TTL, Runs, SESSION_PREFIX, new_id};
 
 /// How often a call waiting for its session's lock tries again.
 const RETRY: Duration = Duration::from_millis(50);
@@ -70,6 +70,74 @@ impl Lease {
         runs: Runs,
         asked: Asked<'_>,
     ) -> Result<Self, RunError> {
+        let (lease, continuing) = Self::placed(ctx, runs, &asked)?;
+        // The run, its one last request after its deadline (`on_limit = "answer"`), and the wait.
+        let run_lock = asked.run_timeout.unwrap_or(UNBOUNDED_RUN_LOCK)
+            + crate::model::DEFAULT_RESPONSE_TIMEOUT
+            + asked.wait;
+        lease.lock(asked.wait, run_lock).await?;
+        if continuing && !asked.resuming {
+            match lease.load().await {
+                Ok(Some(history)) => *lease.history.lock().expect("not poisoned") = Some(history),
+                // A caller's first call starts its conversation.
+                Ok(None) if asked.session == Session::PerCaller => {}
+                Ok(None) => {
+                    lease.unlock().await;
+                    return Err(RunError::SessionUnknown);
+                }
+                Err(error) => {
+                    lease.unlock().await;
+                    return Err(error);
+                }
+            }
+        }
+        // Counted once it is known to be there (or new): a session id that names none makes
+        // room for nothing.
+        match lease.make_room().await {
+            Ok(room) => *lease.counted_here.lock().expect("not poisoned") = room == Room::New,
+            Err(error) => {
+                lease.unlock().await;
+                return Err(error);
+            }
+        }
+        Ok(lease)
+    }
+
+    /// Steering: the inbox of the run in flight on the session `asked` names for `ctx`'s caller,
+    /// if one is (its lock is held); `None` when the session is idle, and the call runs as any.
+    pub(crate) async fn busy(
+        ctx: &neva::Context,
+        runs: Runs,
+        asked: Asked<'_>,
+    ) -> Result<Option<Inbox>, RunError> {
+        let (lease, continuing) = Self::placed(ctx, runs, &asked)?;
+        if lease.claim(RETRY).await? {
+            lease.unlock().await;
+            return Ok(None);
+        }
+        // Only the session's own caller steers its run: another is told what a call naming a
+        // session it does not have is told.
+        if continuing && asked.session == Session::ById && lease.load().await?.is_none() {
+            return Err(RunError::SessionUnknown);
+        }
+        Ok(Some(lease.inbox()))
+    }
+
+    /// Steering: the inbox of this call's caller on the session, which the run reads at each
+    /// turn. Keyed by the caller's principal: another caller's messages are in another inbox.
+    pub(crate) fn inbox(&self) -> Inbox {
+        let from = self.principal.as_deref().map(principal::digest);
+        let key = format!("{}/inbox/{}", self.key, from.as_deref().unwrap_or("anyone"));
+        Inbox::new(self.runs.clone(), key, self.ttl)
+    }
+
+    /// The session `asked` names for `ctx`'s caller, not locked yet, and whether it goes on
+    /// from an earlier call.
+    fn placed(
+        ctx: &neva::Context,
+        runs: Runs,
+        asked: &Asked<'_>,
+    ) -> Result<(Self, bool), RunError> {
         let principal = match asked.session {
             Session::PerCaller => principal::caller(ctx),
             Session::ById => principal::of(ctx),
@@ -102,36 +170,7 @@ impl Lease {
             history: Mutex::new(None),
             left: Mutex::new(None),
         };
-        // The run, its one last request after its deadline (`on_limit = "answer"`), and the wait.
-        let run_lock = asked.run_timeout.unwrap_or(UNBOUNDED_RUN_LOCK)
-            + crate::model::DEFAULT_RESPONSE_TIMEOUT
-            + asked.wait;
-        lease.lock(asked.wait, run_lock).await?;
-        if continuing && !asked.resuming {
-            match lease.load().await {
-                Ok(Some(history)) => *lease.history.lock().expect("not poisoned") = Some(history),
-                // A caller's first call starts its conversation.
-                Ok(None) if asked.session == Session::PerCaller => {}
-                Ok(None) => {
-                    lease.unlock().await;
-                    return Err(RunError::SessionUnknown);
-                }
-                Err(error) => {
-                    lease.unlock().await;
-                    return Err(error);
-                }
-            }
-        }
-        // Counted once it is known to be there (or new): a session id that names none makes
-        // room for nothing.
-        match lease.make_room().await {
-            Ok(room) => *lease.counted_here.lock().expect("not poisoned") = room == Room::New,
-            Err(error) => {
-                lease.unlock().await;
-                return Err(error);
-            }
-        }
-        Ok(lease)
+        Ok((lease, continuing))
     }
 
     /// The id a caller passes to go on, for a session it names by id.

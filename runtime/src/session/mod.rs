@@ -61,6 +61,28 @@ pub(crate) use self::lease::{Asked, Lease};
 pub use crate::store::{
     DEFAULT_SESSION_BYTES, DEFAULT_SESSIONS, DEFAULT_SESSIONS_PER_CALLER, SessionBounds,
 };
+pub use crate::wire::{STEER_KEY, STEER_MEMBER};
+
+/// Whether the request whose `_meta` is `meta` steers the run in flight on its session
+/// ([`Orchestrator::steer`](crate::Orchestrator::steer)): its baggage has
+/// [`STEER_MEMBER`]`=1`, which a [`STEER_KEY`] of `true` in its `_meta` becomes.
+///
+/// # Examples
+/// ```
+/// let mut meta = neva::types::RequestParamsMeta::default();
+/// meta.baggage = Some("userId=7,io.github.ladoga-rs.steer=1".into());
+/// assert!(ladoga::session::steers(&meta));
+/// ```
+pub fn steers(meta: &neva::types::RequestParamsMeta) -> bool {
+    let Some(baggage) = meta.baggage.as_deref() else {
+        return false;
+    };
+    baggage.split(',').any(|member| {
+        member.split_once('=').is_some_and(|(key, value)| {
+            key.trim() == STEER_MEMBER && value.split(';').next().map(str::trim) == Some("1")
+        })
+    })
+}
 
 /// How long a session is kept after its last call, unless told otherwise.
 pub const DEFAULT_SESSION_TTL: Duration = Duration::from_secs(60 * 60);

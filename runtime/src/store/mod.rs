@@ -1,5 +1,6 @@
 #![doc = include_str!("../docs/store.md")]
 
+mod inbox;
 mod keeper;
 pub(crate) mod ledger;
 mod ran;
@@ -10,6 +11,7 @@ mod runs;
 mod seal;
 mod session_bounds;
 
+pub(crate) use self::inbox::Inbox;
 pub(crate) use self::keeper::{Keeper, new_id};
 pub(crate) use self::ran::{Ran, named as ran_named};
 #[cfg(feature = "redis")]

@@ -96,6 +96,8 @@ pub(super) struct SessionPlan {
     pub(super) continuing: Option<String>,
     pub(super) ttl: Duration,
     pub(super) wait: Duration,
+    /// Whether the call steers the run in flight on its session rather than waiting for it.
+    pub(super) steer: bool,
 }
 
 impl Default for Orchestrator {
@@ -125,6 +127,7 @@ impl Orchestrator {
                 continuing: None,
                 ttl: DEFAULT_SESSION_TTL,
                 wait: DEFAULT_SESSION_WAIT,
+                steer: false,
             },
             briefing: Briefing::default(),
             task: None,
@@ -513,6 +516,19 @@ impl Orchestrator {
         self
     }
 
+    /// Steering (`#[orchestrator]` passes it from the request's `_meta`, see
+    /// [`STEER_KEY`](crate::session::STEER_KEY)): when the call's session is busy with a run, the
+    /// call does not wait for it; its brief's words go to that run, which reads them before its
+    /// next turn as the person's words and lists them in its report (`steered`), and the call
+    /// answers at once with [`Stop::Steered`](crate::Stop::Steered). On an idle session, or a
+    /// tool without sessions, the call runs as any. The message waits in the run store, so the
+    /// run reads it on whichever replica it runs; a run that ends before its next turn does not
+    /// read it.
+    pub fn steer(mut self, steer: bool) -> Self {
+        self.session.steer = steer;
+        self
+    }
+
     /// How long a call waits for another call on its session to end before it is refused
     /// ([`DEFAULT_SESSION_WAIT`] unless told).
     pub fn session_wait(mut self, wait: Duration) -> Self {
@@ -530,6 +546,17 @@ impl Orchestrator {
     where
         M: CompletionModel + ?Sized,
     {
+        // Steering: a message to the run in flight on the call's session, if one is.
+        let brief = match self.session.steer {
+            false => Brief::Given(brief),
+            true => {
+                let brief = brief.into_brief().map_err(RunError::Brief)?;
+                if let Some(told) = self.steering(ctx, &brief).await? {
+                    return Ok(told);
+                }
+                Brief::Built(brief)
+            }
+        };
         let (prepared, brief) =
             (self.start(ctx, brief, model.asks_caller(), model.schema_profile())).await?;
         let run = prepared.orchestration(self, ctx, model).run(brief).await;
@@ -591,5 +618,20 @@ fn told_above(run: Result<&Outcome, &RunError>) {
         Ok(outcome) => site.report(outcome.report()),
         Err(RunError::Paused(_)) => site.pause(),
         Err(_) => {}
+    }
+}
+
+/// A call's brief as its body gave it, or built already to read a steering call's words.
+enum Brief<B> {
+    Given(B),
+    Built(svir::Request),
+}
+
+impl<B: IntoBrief> IntoBrief for Brief<B> {
+    fn into_brief(self) -> Result<svir::Request, String> {
+        match self {
+            Self::Given(brief) => brief.into_brief(),
+            Self::Built(brief) => Ok(brief),
+        }
     }
 }

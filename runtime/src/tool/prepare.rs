@@ -251,6 +251,8 @@ impl Prepared<'_> {
                     None => ctx,
                 })),
                 above: self.above.clone(),
+                // Steering: a run on a session reads what its caller sends it as it runs.
+                inbox: self.lease.as_deref().map(Lease::inbox),
             },
         };
         self.entered.enter(run)

@@ -1,8 +1,12 @@
 //! The session of an [`Orchestrator`]'s call: opened before the run, closed after it.
 
+use std::time::Duration;
+
 use neva::Context;
+use svir::{Part, Role};
 
 use crate::error::RunError;
+use crate::outcome::Outcome;
 use crate::session::{Asked, Lease, Session, principal};
 use crate::store::{Keeper, Runs, new_id};
 use crate::tool::Orchestrator;
@@ -47,6 +51,65 @@ impl Orchestrator {
             Err(error) => Err(error),
         }
     }
+}
+
+impl Orchestrator {
+    /// Steering: a call that [`Self::steer`]s on a session a run is busy with gives that run
+    /// `brief`'s words, which it reads before its next turn, and answers at once; `None` when
+    /// the session is idle (or the call does not steer), and the call runs as any.
+    pub(super) async fn steering(
+        &self,
+        ctx: &Context,
+        brief: &svir::Request,
+    ) -> Result<Option<Outcome>, RunError> {
+        let Some(session) = self.session.kind.filter(|_| self.session.steer) else {
+            return Ok(None);
+        };
+        // A call that starts a session has no run to steer.
+        if session == Session::ById && self.session.continuing.is_none() {
+            return Ok(None);
+        }
+        let runs = ctx
+            .resolve_shared::<Runs>()
+            .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
+        let holder = new_id();
+        let asked = Asked {
+            session,
+            id: self.session.continuing.as_deref(),
+            minted: None,
+            agent: self.settings.name.as_deref().unwrap_or("run"),
+            holder: &holder,
+            resuming: false,
+            ttl: self.session.ttl,
+            wait: Duration::ZERO,
+            run_timeout: self.settings.limits.timeout,
+        };
+        let Some(inbox) = Lease::busy(ctx, runs, asked).await? else {
+            return Ok(None);
+        };
+        let said = said(brief);
+        inbox.post(&said).await.map_err(|error| {
+            tracing::warn!(target: "ladoga", %error, "a message to the run in flight could not be kept");
+            RunError::SessionStore
+        })?;
+        tracing::info!(target: "ladoga", "a message is given to the run in flight on its session");
+        Ok(Some(Outcome::steered(self.session.continuing.clone())))
+    }
+}
+
+/// The words of `brief`'s user messages, as a person said them.
+fn said(brief: &svir::Request) -> String {
+    let texts = brief
+        .messages
+        .iter()
+        .filter(|message| message.role == Role::User);
+    let texts = texts
+        .flat_map(|message| &message.parts)
+        .filter_map(|part| match part {
+            Part::Text(text) => Some(text.as_str()),
+            _ => None,
+        });
+    texts.collect::<Vec<_>>().join("\n\n")
 }
 
 /// Ends the call's hold on its session once its run ended: the conversation it left kept, the
