@@ -23,6 +23,18 @@ async fn plan_as_task(focus: String) -> String {
     format!("Plan around {focus}.")
 }
 
+#[neva::tool(descr = "Looks the calendar up, slowly")]
+async fn slow_lookup(day: String) -> String {
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    format!("{day} is free")
+}
+
+/// Plans with the calendar, only as an MCP task, which its caller may steer.
+#[orchestrator(task_support = "required", tools = ["slow_lookup"])]
+async fn plan_steered(say: String) -> String {
+    say
+}
+
 /// A model that adds a task, thinks for a second and a half, and answers.
 fn slow_planner() -> ScriptedModel {
     ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
@@ -135,6 +147,67 @@ async fn a_required_task_orchestrator_refuses_a_plain_call_and_runs_as_a_task() 
         if got["result"]["status"] == "completed" {
             assert_eq!(got["result"]["result"]["content"][0]["text"], "Planned.");
             assert_eq!(script.requests().len(), 1);
+            server.stop().await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the task did not complete");
+}
+
+/// A task's run is steered by a `tasks/update` whose `inputResponses` hold a message under
+/// `io.github.ladoga-rs/steer`: neva takes the update as any (no question waits under that key),
+/// and the run reads the message before its next turn, as the person's words, and lists it.
+#[tokio::test]
+async fn a_tasks_run_reads_the_message_a_tasks_update_gives_it() {
+    let script = ScriptedModel::from_fn(|seen| {
+        let last = (seen.messages().iter().rev())
+            .find(|message| message["role"] == "user")
+            .map(|message| match &message["content"] {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            })
+            .unwrap_or_default();
+        match seen.tool_results().len() {
+            0 => Reply::call("slow_lookup", json!({"day": "Thursday"})),
+            _ => Reply::text(format!("Planned, as you said last: {last}")),
+        }
+    });
+    let model = script.serve().await.expect("serves");
+    let app = App::new()
+        .with_options(|opt| opt.with_tasks())
+        .add_singleton(model.model());
+    let server = common::Server::start(TaskProgress::new().serve(app)).await;
+    let addr = server.addr;
+    let params =
+        json!({"name": "plan_steered", "arguments": {"say": "Plan the offsite."}, "task": {}});
+    let started = request(addr, "", "tools/call", params).await;
+    let id = started["result"]["taskId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let message = json!({ ladoga::session::STEER_KEY: {"text": "Make it Friday, not Thursday."} });
+    let update = json!({"taskId": id, "inputResponses": message});
+    let updated = request(addr, "", "tasks/update", update).await;
+    assert!(updated.get("error").is_none(), "{updated}");
+
+    for _ in 0..100 {
+        let got = request(addr, "", "tasks/get", json!({"taskId": id})).await;
+        if got["result"]["status"] == "completed" {
+            let result = &got["result"]["result"];
+            assert_eq!(
+                result["content"][0]["text"],
+                "Planned, as you said last: Make it Friday, not Thursday.",
+                "{got}"
+            );
+            let report = &result["content"][0]["_meta"][ladoga::REPORT_KEY];
+            assert_eq!(
+                report["steered"],
+                json!([{"turn": 1, "text": "Make it Friday, not Thursday."}]),
+                "{report}"
+            );
             server.stop().await;
             return;
         }

@@ -63,6 +63,23 @@ pub use crate::store::{
 };
 pub use crate::wire::{STEER_KEY, STEER_MEMBER};
 
+/// Steering: the inbox of the MCP task `task`'s run for the caller `principal` (`None` for one
+/// without a token), kept in `runs`' store for a [`DEFAULT_SESSION_TTL`] from its last use.
+pub(crate) fn task_inbox(
+    runs: crate::store::Runs,
+    task: &str,
+    principal: Option<&str>,
+) -> crate::store::Inbox {
+    let from = principal.map(principal::digest);
+    let key = format!(
+        "{}inbox/task/{}/{}",
+        crate::store::SESSION_PREFIX,
+        principal::digest(task),
+        from.as_deref().unwrap_or("anyone")
+    );
+    crate::store::Inbox::new(runs, key, DEFAULT_SESSION_TTL)
+}
+
 /// Whether the request whose `_meta` is `meta` steers the run in flight on its session
 /// ([`Orchestrator::steer`](crate::Orchestrator::steer)): its baggage has
 /// [`STEER_MEMBER`]`=1`, which a [`STEER_KEY`] of `true` in its `_meta` becomes.

@@ -14,8 +14,8 @@ use crate::model::caller::Caller;
 use crate::run::booking::Booking;
 use crate::run::{Drain, Gate, Orchestration, Seams};
 use crate::schema::SchemaProfile;
-use crate::session::Lease;
-use crate::store::{Keeper, Runs};
+use crate::session::{Lease, principal, task_inbox};
+use crate::store::{Inbox, Keeper, Runs};
 use crate::tool::elicitation::TopCall;
 use crate::tool::entered::Entered;
 use crate::tool::quota::QuotaBooks;
@@ -251,11 +251,23 @@ impl Prepared<'_> {
                     None => ctx,
                 })),
                 above: self.above.clone(),
-                // Steering: a run on a session reads what its caller sends it as it runs.
-                inbox: self.lease.as_deref().map(Lease::inbox),
+                // Steering: a run on a session, or a task's, reads what its caller sends it.
+                inbox: self.inbox(orchestrator, ctx),
             },
         };
         self.entered.enter(run)
+    }
+
+    /// Steering: the inbox of the run, when it has a session, or is an MCP task.
+    fn inbox(&self, orchestrator: &Orchestrator, ctx: &Context) -> Option<Inbox> {
+        if let Some(lease) = self.lease.as_deref() {
+            return Some(lease.inbox());
+        }
+        let task = orchestrator.task.as_deref()?;
+        let runs = ctx
+            .resolve_shared::<Runs>()
+            .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
+        Some(task_inbox(runs, task, principal::of(ctx).as_deref()))
     }
 
     /// Closes the run's session, if it has one: kept for the next call, or held for the next
