@@ -554,7 +554,7 @@ impl Orchestrator {
                 if let Some(told) = self.steering(ctx, &brief).await? {
                     return Ok(told);
                 }
-                Brief::Built(brief)
+                Brief::Built(Box::new(brief))
             }
         };
         let (prepared, brief) =
@@ -624,14 +624,14 @@ fn told_above(run: Result<&Outcome, &RunError>) {
 /// A call's brief as its body gave it, or built already to read a steering call's words.
 enum Brief<B> {
     Given(B),
-    Built(svir::Request),
+    Built(Box<svir::Request>),
 }
 
 impl<B: IntoBrief> IntoBrief for Brief<B> {
     fn into_brief(self) -> Result<svir::Request, String> {
         match self {
             Self::Given(brief) => brief.into_brief(),
-            Self::Built(brief) => Ok(brief),
+            Self::Built(brief) => Ok(*brief),
         }
     }
 }
