@@ -7,6 +7,9 @@ mod progress;
 mod report;
 mod sink;
 pub(crate) mod spans;
+// Steering a task's run through `tasks/update`, a 2026-07-28 request.
+#[cfg(not(feature = "legacy-spec"))]
+mod steer;
 mod stream;
 // The MCP task a run is: told its progress under 2026-07-28, a silent twin under `legacy-spec`.
 #[cfg(not(feature = "legacy-spec"))]

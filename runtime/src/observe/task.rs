@@ -84,6 +84,8 @@ impl TaskProgress {
         app.wrap_command(neva::types::task::commands::CANCEL, move |ctx, next| {
             cancelled.clone().on_cancel(ctx, next)
         });
+        // Steering: a `tasks/update` may carry a message to the task's run.
+        app.wrap_command(neva::types::task::commands::UPDATE, super::steer::steered);
         app
     }
 

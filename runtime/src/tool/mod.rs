@@ -10,8 +10,6 @@ mod orchestrator;
 mod prepare;
 mod quota;
 mod session;
-#[cfg(not(feature = "legacy-spec"))]
-mod steer;
 
 pub use self::answer::{Output, Report, Typed, answer};
 pub(crate) use self::briefing::Briefing;

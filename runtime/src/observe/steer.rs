@@ -3,7 +3,9 @@
 //! run, which reads it before its next turn (MCP 2026-07-28).
 //!
 //! neva ignores a response whose key no question of the task's is under, so the update stays a
-//! valid one for any server; a middleware every Ladoga server has takes the message first, into
+//! valid one for any server; a middleware a server that serves
+//! [`TaskProgress`](crate::TaskProgress) has takes the message first (after
+//! [`TaskOwners`](crate::TaskOwners) let the caller reach the task), into
 //! the task's inbox in the run store ([`Runs`]), where the run reads it on whichever replica it
 //! runs. The inbox is the caller's own: another caller's message is never read by the run.
 
@@ -15,7 +17,7 @@ use crate::store::Runs;
 
 /// The middleware on `tasks/update`: a steering message goes to the task's run, then the update
 /// goes on to neva as it came.
-async fn steered(ctx: MwContext, next: Next) -> Response {
+pub(crate) async fn steered(ctx: MwContext, next: Next) -> Response {
     if let Some((task, text)) = message_of(&ctx) {
         let runs = ctx
             .resolve_shared::<Runs>()
@@ -46,8 +48,3 @@ fn message_of(ctx: &MwContext) -> Option<(String, String)> {
     Some((task.to_owned(), text.to_owned()))
 }
 
-neva::macros::inventory::submit! {
-    neva::macros::server::ItemRegistrar(|app| {
-        app.wrap_command(neva::types::task::commands::UPDATE, steered);
-    })
-}
