@@ -75,7 +75,7 @@ pub struct Steering {
 impl Outcome {
     /// What a call that steers answers: its message went to the run in flight on the session
     /// `session` (its id, for a session by id).
-    pub(crate) fn steered(session: Option<String>) -> Self {
+    pub(crate) fn of_steering(session: Option<String>) -> Self {
         Self {
             text: "Your message was given to the run in flight on this session: it reads it \
                    before its next turn."

@@ -5,7 +5,7 @@
 /// The `_meta` key the report is under: `{"stop": "answered", "turns": 2, "partial": false,
 /// "usage": {"input_tokens": 25, "output_tokens": 10}, "model": "qwen3", "cost_usd": 0.00012,
 /// "first_token_ms": 180}`. `stop` is one of `answered`, `turns`, `deadline`, `budget`,
-/// `budget_usd`, `stuck` and `depth` ([`Stop::name`](crate::Stop::name)); `model` is the model that answered the last request
+/// `budget_usd`, `stuck`, `depth` and `steered` ([`Stop::name`](crate::Stop::name)); `model` is the model that answered the last request
 /// ([`Outcome::model`](crate::Outcome::model)), absent when none did; `cost_usd` is what the run's requests cost in US
 /// dollars, nested runs included, `null` when a model's price is unknown ([`Outcome::cost_usd`](crate::Outcome::cost_usd),
 /// [`cost`](crate::cost));
@@ -27,7 +27,8 @@
 /// ([`Outcome::compacted`](crate::Outcome::compacted)), absent when it never was; `runs` lists the
 /// runs of the orchestrators the run's model called in process, `{"tool": "research", "turn": 1,
 /// "report": {…}}`, each with its own report ([`Outcome::runs`](crate::Outcome::runs)), absent when
-/// none reported.
+/// none reported; `steered` lists the messages its caller sent the run while it ran, `{"turn": 1,
+/// "text": "…"}` ([`Outcome::steered`](crate::Outcome::steered)), absent when none was read.
 pub const REPORT_KEY: &str = "io.github.ladoga-rs/run";
 
 /// The request `_meta` key of the dollars a call may spend: a JSON number of US dollars

@@ -47,4 +47,3 @@ fn message_of(ctx: &MwContext) -> Option<(String, String)> {
         .filter(|text| !text.is_empty())?;
     Some((task.to_owned(), text.to_owned()))
 }
-

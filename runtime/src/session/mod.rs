@@ -31,6 +31,11 @@
 //! ([`RunError::SessionStore`](crate::RunError::SessionStore)), since its conversation cannot be
 //! read.
 //!
+//! A call that steers ([`Orchestrator::steer`](crate::Orchestrator::steer), a request whose
+//! `_meta` says [`STEER_KEY`]`: true`) does not wait for a busy session: its words go to the run
+//! in flight, which reads them before its next turn, and the call answers at once
+//! ([`Stop::Steered`](crate::Stop::Steered)).
+//!
 //! What callers leave behind is bounded ([`SessionBounds`]): at most
 //! [`DEFAULT_SESSIONS_PER_CALLER`] sessions per caller, [`DEFAULT_SESSIONS`] and
 //! [`DEFAULT_SESSION_BYTES`] in all, each at most [`MAX_SESSION_BYTES`]. Past a bound the oldest

@@ -93,7 +93,7 @@ impl Orchestrator {
             RunError::SessionStore
         })?;
         tracing::info!(target: "ladoga", "a message is given to the run in flight on its session");
-        Ok(Some(Outcome::steered(self.session.continuing.clone())))
+        Ok(Some(Outcome::of_steering(self.session.continuing.clone())))
     }
 }
 

@@ -461,7 +461,7 @@ impl Toolbox for LiveTools {
         tools
     }
 
-    /// Calls the tool on its server, the answer told as [`told`](super::told) tells it: an
+    /// Calls the tool on its server, the answer told as `told.rs` tells it: an
     /// image (or audio, or a binary resource) in it said in its place, its text kept.
     async fn call(&self, call: &ToolCall) -> ToolResult {
         if !self.inner.screen.offers(&call.name) {
