@@ -505,14 +505,8 @@ async fn a_session_goes_on_through_an_approval_and_keeps_its_id_across_the_round
 /// said.
 fn steered_model() -> ScriptedModel {
     ScriptedModel::from_fn(|seen: &SeenRequest| {
-        // The person's last words: the last user message.
-        let last = (seen.messages().iter().rev())
-            .find(|message| message["role"] == "user")
-            .map(|message| match &message["content"] {
-                Value::String(text) => text.clone(),
-                other => other.to_string(),
-            })
-            .unwrap_or_default();
+        // The person's last words, a message sent to the run in flight included.
+        let last = seen.last_user_text().unwrap_or_default();
         match seen.tool_results().len() {
             0 if last == "Plan the offsite." => {
                 Reply::call("slow_lookup", json!({"day": "Thursday"}))
@@ -618,17 +612,9 @@ async fn a_call_that_steers_on_another_replica_reaches_the_run_in_flight() {
     let redis = common::redis::Redis::start().await;
     let script = steered_model();
     let model = script.serve().await.expect("serves");
-    let secret = "the replicas' sessions secret, 40 bytes..";
-    let mut replicas = Vec::new();
-    for _ in 0..2 {
-        let store = ladoga::RedisStore::connect(&redis.url())
-            .await
-            .expect("connects");
-        let app = App::new()
-            .add_singleton(model.model())
-            .add_singleton(ladoga::Runs::new(store).with_secret(secret));
-        replicas.push(Server::start(app).await);
-    }
+    let replicas = redis
+        .two_replicas(|| App::new().add_singleton(model.model()))
+        .await;
 
     steer_through(replicas[0].addr, replicas[1].addr, &script).await;
     for replica in replicas {

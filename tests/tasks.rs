@@ -161,13 +161,8 @@ async fn a_required_task_orchestrator_refuses_a_plain_call_and_runs_as_a_task() 
 #[tokio::test]
 async fn a_tasks_run_reads_the_message_a_tasks_update_gives_it() {
     let script = ScriptedModel::from_fn(|seen| {
-        let last = (seen.messages().iter().rev())
-            .find(|message| message["role"] == "user")
-            .map(|message| match &message["content"] {
-                Value::String(text) => text.clone(),
-                other => other.to_string(),
-            })
-            .unwrap_or_default();
+        // The person's last words, a message sent to the run in flight included.
+        let last = seen.last_user_text().unwrap_or_default();
         match seen.tool_results().len() {
             0 => Reply::call("slow_lookup", json!({"day": "Thursday"})),
             _ => Reply::text(format!("Planned, as you said last: {last}")),

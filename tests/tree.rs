@@ -418,18 +418,9 @@ async fn a_question_asked_below_on_one_replica_is_answered_on_the_other() {
     let redis = common::redis::Redis::start().await;
     let script = model("research");
     let model = script.serve().await.expect("serves");
-    let secret = "the replicas' request-state secret, 40 b";
-    let mut replicas = Vec::new();
-    for _ in 0..2 {
-        let store = ladoga::RedisStore::connect(&redis.url())
-            .await
-            .expect("connects");
-        let app = App::new()
-            .add_singleton(model.model())
-            .add_singleton(ladoga::Runs::new(store).with_secret(secret))
-            .with_request_state_secret(secret);
-        replicas.push(Server::start(app).await);
-    }
+    let replicas = redis
+        .two_replicas(|| App::new().add_singleton(model.model()))
+        .await;
     let (cleared, listed) = counts();
     let call = |state: Option<&str>, answers: Option<Value>| {
         let mut params = json!({"name": "plan_week", "arguments": {"task": "Plan my week"}});

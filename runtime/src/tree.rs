@@ -245,8 +245,9 @@ pub(crate) fn waiting() -> Error {
     Error::new(code, "a run below waits for its caller's answer")
 }
 
-/// The hex SHA-256 of `parts`, each length-prefixed so no two lists write the same bytes.
-fn digest(parts: &[&str]) -> String {
+/// The hex SHA-256 of `parts`, each length-prefixed so no two lists write the same bytes: what
+/// a question and a run below are filed under.
+pub(crate) fn digest(parts: &[&str]) -> String {
     let mut hash = Sha256::new();
     for part in parts {
         hash.update((part.len() as u64).to_be_bytes());

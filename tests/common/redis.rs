@@ -96,6 +96,24 @@ impl Redis {
     pub fn url(&self) -> String {
         format!("redis://{}/", self.addr)
     }
+
+    /// Two replicas of `app` in this process sharing it: each keeps its runs and sessions here,
+    /// sealed with one secret, and seals its rounds with the same.
+    pub async fn two_replicas(&self, app: impl Fn() -> neva::App) -> [super::Server; 2] {
+        let secret = "the replicas' shared secret, 40 bytes....";
+        let mut replicas = Vec::new();
+        for _ in 0..2 {
+            let store = ladoga::RedisStore::connect(&self.url())
+                .await
+                .expect("connects");
+            let app = app().add_singleton(ladoga::Runs::new(store).with_secret(secret));
+            // Under `legacy-spec` there are no rounds to seal.
+            #[cfg(not(feature = "legacy-spec"))]
+            let app = app.with_request_state_secret(secret);
+            replicas.push(super::Server::start(app).await);
+        }
+        replicas.try_into().unwrap_or_else(|_| unreachable!("two"))
+    }
 }
 
 impl Drop for Redis {

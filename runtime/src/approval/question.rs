@@ -4,7 +4,6 @@ use std::future::Future;
 use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use svir::{ToolCall, ToolResult};
 
 use crate::toolbox::arguments;
@@ -166,15 +165,7 @@ where
 /// length-prefixed so no two different calls write the same bytes.
 pub(super) fn digest(run: &str, turn: usize, call: &ToolCall) -> String {
     let arguments = arguments::canonical(&call.arguments);
-    let mut hash = Sha256::new();
-    for part in [run, &turn.to_string(), &call.name, &arguments] {
-        hash.update((part.len() as u64).to_be_bytes());
-        hash.update(part.as_bytes());
-    }
-    hash.finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    crate::tree::digest(&[run, &turn.to_string(), &call.name, &arguments])
 }
 
 /// The arguments indented when they are JSON, as written when not.

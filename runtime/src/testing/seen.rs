@@ -54,6 +54,16 @@ impl SeenRequest {
             .map(|message| text_of(&message["content"]))
     }
 
+    /// The text of the last user message: what the person said last, a message they sent the
+    /// run in flight included ([`Orchestrator::steer`](crate::Orchestrator::steer)).
+    pub fn last_user_text(&self) -> Option<String> {
+        self.messages()
+            .iter()
+            .rev()
+            .find(|message| message["role"] == "user")
+            .map(|message| text_of(&message["content"]))
+    }
+
     /// The tool results sent back, in order: each call id with the content the model reads.
     pub fn tool_results(&self) -> Vec<(String, String)> {
         self.messages()
