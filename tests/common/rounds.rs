@@ -48,7 +48,18 @@ pub async fn round(
 /// beside any `_meta` of `params`)
 /// at the server at `addr`, as `token`'s holder, with the headers a client derives from it: the
 /// JSON-RPC response.
-pub async fn request(addr: SocketAddr, token: &str, method: &str, mut params: Value) -> Value {
+pub async fn request(addr: SocketAddr, token: &str, method: &str, params: Value) -> Value {
+    let answer = try_request(addr, token, method, params).await;
+    answer.unwrap_or_else(|error| panic!("the server answers: {error}"))
+}
+
+/// [`request`], or why the server did not answer (it was killed, say).
+pub async fn try_request(
+    addr: SocketAddr,
+    token: &str,
+    method: &str,
+    mut params: Value,
+) -> Result<Value, reqwest::Error> {
     let mut meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "by-hand", "version": "1.0.0"},
@@ -79,9 +90,8 @@ pub async fn request(addr: SocketAddr, token: &str, method: &str, mut params: Va
         .json(&body)
         .timeout(Duration::from_secs(30))
         .send()
-        .await
-        .expect("the server answers");
-    answer_of(&response.text().await.expect("a body"))
+        .await?;
+    Ok(answer_of(&response.text().await?))
 }
 
 /// The JSON-RPC answer to request 1 in `body`: the body itself, or one of its server-sent

@@ -21,6 +21,8 @@ tokio::task_local! {
 pub(super) struct Entry {
     /// The run's orchestrator, which the workflow's call through the door is made of.
     tool: String,
+    /// The run's key, the same in every attempt of it.
+    key: String,
     /// Whether the workflow's call came through the door: once, for the run's own call.
     entered: AtomicBool,
     journal: Mutex<Option<Journal<'static>>>,
@@ -39,6 +41,7 @@ impl Entry {
     /// An entry recording in `journal`.
     pub(super) fn new(
         tool: String,
+        key: String,
         journal: Journal<'static>,
         lines: Option<Lines>,
         approver: Option<Approver>,
@@ -46,6 +49,7 @@ impl Entry {
     ) -> Self {
         Self {
             tool,
+            key,
             entered: AtomicBool::new(false),
             journal: Mutex::new(Some(journal)),
             lines,
@@ -104,6 +108,8 @@ pub(super) fn claims() -> Option<Arc<dyn Claims>> {
 /// What the run's own orchestrator takes of the durable run this task's call is the entry of,
 /// once: nothing it calls finds it.
 pub(crate) struct Taken {
+    /// The run's key, the same in every attempt of it: what holds its session.
+    pub(crate) key: String,
     pub(crate) journal: Journal<'static>,
     pub(crate) lines: Option<Lines>,
     pub(crate) approver: Option<Approver>,
@@ -116,6 +122,7 @@ pub(crate) fn journal() -> Option<Taken> {
     let journal = entry.journal.lock().ok()?.take()?;
     let approver = entry.approver.lock().ok()?.take();
     Some(Taken {
+        key: entry.key.clone(),
         journal,
         lines: entry.lines.clone(),
         approver,

@@ -86,6 +86,7 @@ impl Runs {
         let claims = claims.as_ref().and_then(Carried::claims);
         let entry = Arc::new(Entry::new(
             tool,
+            ctx.key().to_owned(),
             Journal::on(Box::new(relay)),
             lines,
             approver,

@@ -79,6 +79,11 @@ where
     }
 }
 
+/// Whether `result` is that of a call cut by a crash and not made again.
+pub(super) fn is_unknown(result: &ToolResult) -> bool {
+    result.is_error && result.content == OUTCOME_UNKNOWN
+}
+
 /// The result of `call`, cut by a crash and not made again.
 pub(super) fn unknown_outcome(call: &ToolCall) -> ToolResult {
     ToolResult::error(&call.id, OUTCOME_UNKNOWN)

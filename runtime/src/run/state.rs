@@ -64,6 +64,9 @@ pub(crate) struct Run {
     /// were not its), once it looked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) inbox_read: Option<u64>,
+    /// A durable run's messages, read back with its last turn's calls, heard before its next.
+    #[serde(skip)]
+    pub(crate) inbox_held: Vec<String>,
     /// The tool a stuck model kept calling.
     #[serde(skip)]
     pub(crate) stuck_on: Option<String>,
@@ -214,6 +217,7 @@ where
             runs: Vec::new(),
             steered: Vec::new(),
             inbox_read: None,
+            inbox_held: Vec::new(),
             inquiries: Vec::new(),
             stuck_on: None,
             answered_by: None,

@@ -16,7 +16,7 @@ use crate::observe::spans;
 use crate::outcome::{NestedRun, Stop, UnknownCall};
 use crate::run::booking::Reserved;
 use crate::run::pause::{Halt, Pause};
-use crate::run::recorder::unknown_outcome;
+use crate::run::recorder::{is_unknown, unknown_outcome};
 use crate::run::spend::Afford;
 use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration, Screen};
@@ -232,14 +232,6 @@ where
             }));
         }
         let cut = self.cut_before().await; // durable
-        let unknown = to_run.iter().filter(|call| self.not_again(cut, call));
-        run.unknown.extend(unknown.map(|call| {
-            tracing::warn!(target: "ladoga", tool = %call.name, "a call cut by a crash is not made again");
-            UnknownCall {
-                tool: call.name.clone(),
-                arguments: call.arguments.clone(),
-            }
-        }));
         // Each call on its own, all at once, so each reports when it is answered.
         let (progress, offered) = (&run.progress, &run.request.tools);
         let strict = self.model.schema_profile() == SchemaProfile::OpenAiStrict;
@@ -277,7 +269,32 @@ where
             }
             .instrument(spans::tool(call))
         }));
-        let mut ran = self.recorded_calls(run.usage.scope(ran)).await.into_iter(); // durable
+        let ran = run.usage.scope(ran);
+        let mut ran = match self.journals_inbox() {
+            false => self.recorded_calls(ran).await,
+            // Steering: a durable run's journal records what it read with the turn's calls.
+            true => {
+                let read = run.inbox_read;
+                let mut results = Box::pin(self.recorded_calls(self.with_inbox(ran, read))).await;
+                super::steer::held_from(&mut results, run);
+                results
+            }
+        }
+        .into_iter(); // durable
+        // Durable: the calls a crash cut, not made again; not those whose results the journal
+        // holds, which an attempt made before the crash.
+        if cut {
+            let ran = to_run.iter().zip(ran.as_slice());
+            let unknown =
+                ran.filter(|(call, result)| self.not_again(cut, call) && is_unknown(result));
+            run.unknown.extend(unknown.map(|(call, _)| {
+                tracing::warn!(target: "ladoga", tool = %call.name, "a call cut by a crash is not made again");
+                UnknownCall {
+                    tool: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                }
+            }));
+        }
         let paused = match tree {
             Some(tree) => self.heard(tree, calls, run),
             None => Vec::new(),

@@ -26,6 +26,21 @@ pub async fn answer(
     model: &dyn DynModel,
     brief: Result<Request, String>,
 ) -> Result<Report, Error> {
+    // Steering: a call that gives its words to the run in flight on its session answers here,
+    // before a durable run would start; the run it otherwise is does not look again.
+    let unsteered;
+    let orchestrator = match (orchestrator.session.steer, &brief) {
+        (true, Ok(request)) => {
+            match Box::pin(orchestrator.steering(ctx, request)).await {
+                Ok(Some(told)) => return Ok(Report(response(Ok(told), None))),
+                Ok(None) => {}
+                Err(error) => return Ok(Report(response(Err(error), None))),
+            }
+            unsteered = orchestrator.clone().steer(false);
+            &unsteered
+        }
+        _ => orchestrator,
+    };
     // The run is one heap allocation, polled where it is: neva moves a handler's future as it
     // wraps it, and the run's state is kilobytes, so a handler holds only a pointer to it.
     let run = async {

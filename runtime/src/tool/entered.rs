@@ -10,6 +10,9 @@ use crate::run::Orchestration;
 /// The journal of the durable run whose entry this call is (`restate` feature), taken by the
 /// run's orchestrator; none otherwise.
 pub(crate) struct Entered {
+    /// The durable run's key, the same in every attempt of it.
+    #[cfg(feature = "restate")]
+    key: Option<String>,
     #[cfg(feature = "restate")]
     journal: Option<crate::durable::Journal<'static>>,
     /// What the run says of itself, and who answers its questions, when it is an MCP task.
@@ -26,6 +29,7 @@ impl Entered {
         #[cfg(feature = "restate")]
         if durable
             && let Some(crate::durable::Taken {
+                key,
                 journal,
                 lines,
                 approver,
@@ -38,6 +42,7 @@ impl Entered {
                 })
             });
             return Self {
+                key: Some(key),
                 journal: Some(journal.retry_safe(safe.map(|tool| tool.name))),
                 line: lines
                     .map(|lines| std::sync::Arc::new(crate::observe::TaskLine::elsewhere(lines))),
@@ -47,12 +52,23 @@ impl Entered {
         let _ = (durable, ctx);
         Self {
             #[cfg(feature = "restate")]
+            key: None,
+            #[cfg(feature = "restate")]
             journal: None,
             #[cfg(feature = "restate")]
             line: None,
             #[cfg(feature = "restate")]
             approver: None,
         }
+    }
+
+    /// The durable run's key, the same in every attempt of it: a run started again after a
+    /// crash holds its session as the attempt it replays did.
+    pub(crate) fn key(&self) -> Option<&str> {
+        #[cfg(feature = "restate")]
+        return self.key.as_deref();
+        #[cfg(not(feature = "restate"))]
+        None
     }
 
     /// Who answers the run's questions, when it is a durable run's task: its caller, through

@@ -117,7 +117,7 @@ impl Orchestrator {
         let brief = self.brief(ctx, brief, keeper.as_deref()).await?;
         let tools = self.toolbox_for(ctx, Some(profile)).await?;
         let approvals = self.annotated(ctx).await;
-        let lease = self.lease(ctx, keeper.as_deref()).await?;
+        let lease = self.lease(ctx, keeper.as_deref(), entered.key()).await?;
         let prepared = Prepared {
             entered,
             keeper,

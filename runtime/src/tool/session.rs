@@ -14,10 +14,14 @@ use crate::tool::Orchestrator;
 impl Orchestrator {
     /// The session of `ctx`'s call, locked for it, if the tool keeps sessions: the paused run
     /// `keeper` gives back holds it already.
+    ///
+    /// A durable run holds it under its key (`durable`), so that an attempt started again after a
+    /// crash holds it as the cut one did.
     pub(super) async fn lease(
         &self,
         ctx: &Context,
         keeper: Option<&Keeper>,
+        durable: Option<&str>,
     ) -> Result<Option<Box<Lease>>, RunError> {
         let Some(session) = self.session.kind else {
             return Ok(None);
@@ -25,7 +29,11 @@ impl Orchestrator {
         let runs = ctx
             .resolve_shared::<Runs>()
             .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
-        let holder = keeper.map_or_else(new_id, |keeper| keeper.id().to_owned());
+        let holder = match (durable, keeper) {
+            (Some(durable), _) => format!("durable run {durable}"),
+            (None, Some(keeper)) => keeper.id().to_owned(),
+            (None, None) => new_id(),
+        };
         // A new session's id is the same in each round of its first call: its run's, digested.
         let minted = keeper.map(|keeper| principal::digest(&format!("session of {}", keeper.id())));
         let asked = Asked {

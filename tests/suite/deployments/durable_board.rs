@@ -902,3 +902,117 @@ async fn with_an_identity_key_the_endpoint_takes_only_what_restate_server_signs(
     }
     let _ = std::fs::remove_file(&pem);
 }
+
+/// A durable `plan_week` on a session kept in Redis, steered while its model thinks: the run reads
+/// the message with its turn's calls, which its journal records; the board is killed while the
+/// model writes the answer, and the run replayed on the board started again (holding its session
+/// as the cut attempt did) still has the message, asks the model with it, and lists it.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server and redis-server: LADOGA_RESTATE (scripts/peers install, scripts/services install)"]
+async fn a_durable_run_keeps_the_message_it_was_steered_with_through_a_crash() {
+    use crate::common::rounds::request;
+
+    let script = ScriptedModel::from_fn(|seen| {
+        let last = seen.last_user_text().unwrap_or_default();
+        match seen.tool_results().len() {
+            _ if last.contains("the offsite") && seen.tool_results().is_empty() => {
+                Reply::call("add_task", json!({"title": "Book a room"}))
+            }
+            0 => Reply::text("Begun."),
+            1 => Reply::call("add_task", json!({"title": "Send invites"}))
+                .after(Duration::from_secs(3)),
+            _ => Reply::text(format!("Planned, as you said last: {last}"))
+                .after(Duration::from_secs(3)),
+        }
+    });
+    let model = script.serve().await.expect("the model's server");
+    // The session outlives the board in Redis, as it does behind replicas.
+    let redis = crate::common::redis::Redis::start().await;
+    let redis_url = redis.url();
+    let mut solo = Solo::start(
+        "durable-board-steered",
+        &model.url(),
+        &["--redis", &redis_url],
+    )
+    .await;
+    let http = solo.http;
+    let call = |focus: &str, session: Option<&str>, steer: bool| {
+        let mut params = json!({"name": "plan_week", "arguments": {"focus": focus}});
+        if let Some(session) = session {
+            params["arguments"]["session"] = json!(session);
+        }
+        if steer {
+            params["_meta"] = json!({ ladoga::session::STEER_KEY: true });
+        }
+        request(http, "", "tools/call", params)
+    };
+    let begun = call("a start", None, false).await;
+    let id = begun["result"]["content"][0]["_meta"][ladoga::REPORT_KEY]["session"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a session: {begun}"))
+        .to_owned();
+
+    let running = tokio::spawn({
+        let id = id.clone();
+        async move {
+            let params =
+                json!({"name": "plan_week", "arguments": {"focus": "the offsite", "session": id}});
+            // The board is killed before it answers.
+            crate::common::rounds::try_request(http, "", "tools/call", params).await
+        }
+    });
+    // The second request of the run thinks for three seconds: steered meanwhile.
+    asked(&script, 3).await;
+    let steered = call("Friday", Some(&id), true).await;
+    assert_eq!(
+        steered["result"]["content"][0]["_meta"][ladoga::REPORT_KEY]["stop"],
+        "steered",
+        "{steered}"
+    );
+    // The run read it with the second turn's calls, and asks the model with it: killed then.
+    asked(&script, 4).await;
+    let read = script.requests()[3].last_user_text().unwrap_or_default();
+    assert!(read.contains("Friday"), "the run read the message: {read}");
+    solo.board.kill().await.expect("the board is killed");
+    let _ = running.await;
+
+    solo.start_again().await;
+    let restate = &solo.restate;
+    // Two durable runs: the first call's, and the cut one's.
+    let runs = restate.invocations("LadogaRun").await;
+    let mut answered = serde_json::Value::Null;
+    for key in runs
+        .iter()
+        .filter_map(|run| run["target_service_key"].as_str())
+    {
+        let output = restate.output("LadogaRun", key).await;
+        if output["content"][0]["text"]
+            .as_str()
+            .is_some_and(|text| text.starts_with("Planned"))
+        {
+            answered = output;
+        }
+    }
+    let text = answered["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("Planned, as you said last: "),
+        "{answered}"
+    );
+    assert!(
+        text.contains("Friday"),
+        "the replayed run has the message: {answered}"
+    );
+    let report = &answered["content"][0]["_meta"][ladoga::REPORT_KEY];
+    let steered = report["steered"].as_array().expect("the messages it read");
+    assert_eq!(steered.len(), 1, "{report}");
+    assert_eq!(steered[0]["turn"], 2, "{report}");
+    // The calls the journal holds were made before the crash: none is of unknown outcome.
+    assert!(report.get("unknown").is_none(), "{report}");
+    let listed = tasks(http).await;
+    assert_eq!(
+        listed.matches("Send invites").count(),
+        1,
+        "add_task ran once: {listed}"
+    );
+}
