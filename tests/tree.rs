@@ -24,6 +24,7 @@ static LISTED: AtomicUsize = AtomicUsize::new(0);
 #[tool(descr = "Clears the board")]
 async fn clear_board() -> String {
     CLEARED.fetch_add(1, Ordering::SeqCst);
+    noted("clear_board");
     "the board is clear".to_owned()
 }
 
@@ -33,7 +34,25 @@ async fn clear_board() -> String {
 )]
 async fn list_tasks() -> String {
     LISTED.fetch_add(1, Ordering::SeqCst);
+    noted("list_tasks");
     "1. Tag v1.0".to_owned()
+}
+
+/// The file a durable replica of this binary notes each call it makes in, one tool a line, so
+/// that the counts outlive a replica killed.
+const CALLS_VAR: &str = "LADOGA_TREE_CALLS";
+
+/// Notes a call of `tool` in the calls file, when this binary runs as a durable replica.
+fn noted(tool: &str) {
+    use std::io::Write;
+
+    if let Ok(path) = std::env::var(CALLS_VAR) {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path);
+        let _ = writeln!(file.expect("the calls file"), "{tool}");
+    }
 }
 
 /// Plans the week with the other tools, `research` among them.
@@ -67,6 +86,18 @@ async fn deep(task: String) -> String {
 #[cfg(not(feature = "legacy-spec"))]
 #[orchestrator(system = "plan", tools = ["research", "list_tasks"], task_support = "required")]
 async fn plan_as_task(task: String) -> String {
+    task
+}
+
+/// Plans the week with `research`, as a durable run on Restate, called as an MCP task.
+#[cfg(not(feature = "legacy-spec"))]
+#[orchestrator(
+    system = "plan",
+    tools = ["research", "list_tasks"],
+    durable = true,
+    task_support = "optional"
+)]
+async fn plan_durably(task: String) -> String {
     task
 }
 
@@ -541,4 +572,184 @@ async fn a_question_asked_below_a_task_is_the_tasks_and_tasks_update_answers_it(
 #[cfg(not(feature = "legacy-spec"))]
 fn requests_of(script: &ScriptedModel) -> (usize, usize) {
     (requests(script, "plan"), requests(script, "research"))
+}
+
+/// Serves the durable `plan_durably` when this binary runs as a durable replica
+/// (`LADOGA_TREE_REPLICA`: its MCP address, its Restate endpoint, restate-server's ingress and
+/// admin, comma-separated), else does nothing.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test]
+async fn durable_replica() {
+    let Ok(replica) = std::env::var("LADOGA_TREE_REPLICA") else {
+        return;
+    };
+    let [http, endpoint, ingress, admin] = replica.split(',').collect::<Vec<_>>()[..] else {
+        panic!("four comma-separated parts: {replica}");
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .try_init();
+    let model_url = std::env::var("LADOGA_MODEL_URL").expect("the model's URL");
+    let client = svir::Client::openai(model_url).build().expect("a client");
+    let app = App::new()
+        .without_greeting()
+        .with_options(|opt| {
+            opt.with_tasks()
+                .with_http(|http_options| http_options.bind(http).with_endpoint("/mcp"))
+                .with_timeout(std::time::Duration::from_secs(60))
+        })
+        .add_singleton(ladoga::Model::new(client, "scripted"));
+    let app = ladoga::TaskProgress::new().serve(app);
+    let app = ladoga::durable::Restate::new(ingress, endpoint.parse().expect("an address"))
+        .admin(admin)
+        .secret("the replicas' secret, for this test")
+        .serve(app)
+        .await
+        .expect("the Restate endpoint");
+    app.run().await;
+}
+
+/// A durable replica: this binary again, running `durable_replica`, killed when dropped.
+#[cfg(not(feature = "legacy-spec"))]
+struct Replica(std::process::Child);
+
+#[cfg(not(feature = "legacy-spec"))]
+impl Replica {
+    /// The replica serving MCP at `http` and its Restate endpoint at `endpoint`, on `restate`,
+    /// asking the model at `model_url` and noting its calls in `calls`.
+    async fn start(
+        http: std::net::SocketAddr,
+        endpoint: std::net::SocketAddr,
+        restate: &common::restate::Restate,
+        model_url: &str,
+        calls: &std::path::Path,
+    ) -> Self {
+        let replica = format!(
+            "{http},{endpoint},{},{}",
+            restate.ingress(),
+            restate.admin()
+        );
+        let child = std::process::Command::new(std::env::current_exe().expect("this binary"))
+            .args(["--exact", "durable_replica", "--nocapture"])
+            .env("LADOGA_TREE_REPLICA", replica)
+            .env("LADOGA_MODEL_URL", model_url)
+            .env(CALLS_VAR, calls)
+            .spawn()
+            .expect("a replica");
+        common::wait_for(http).await;
+        restate.wait_for_service("LadogaRun").await;
+        Self(child)
+    }
+}
+
+#[cfg(not(feature = "legacy-spec"))]
+impl Drop for Replica {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A durable run's question asked below it (an approval `research` needs, two runs down) is its
+/// task's, tagged with its path; the replica is killed while it waits, and the run replayed on the
+/// replica started again still waits on it, with the paused `research` kept in the journal
+/// (the store is the replica's own memory, gone with it). Answered with `tasks/update`, the
+/// runs go on: the person was asked once, and no call or model request was made twice.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
+    use common::rounds::request;
+
+    let restate = common::restate::Restate::start().await;
+    let script = model("research");
+    let model = script.serve().await.expect("serves");
+    let calls = std::env::temp_dir().join(format!("ladoga-tree-durable-{}", std::process::id()));
+    let _ = std::fs::remove_file(&calls);
+    let made = || std::fs::read_to_string(&calls).unwrap_or_default();
+    let (http, endpoint) = (common::free_addr(), common::free_addr());
+    let replica = Replica::start(http, endpoint, &restate, &model.url(), &calls).await;
+    let asking = |id: String| async move {
+        let mut got = Value::Null;
+        for _ in 0..600 {
+            got = request(http, "", "tasks/get", json!({"taskId": id})).await;
+            if got["result"]["status"] == "input_required" {
+                return got["result"].clone();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("the task never asked: {got}");
+    };
+
+    let params = json!({"name": "plan_durably", "arguments": {"task": "Plan my week"}, "task": {}});
+    let started = request(http, "", "tools/call", params).await;
+    let id = started["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {started}"))
+        .to_owned();
+    let waiting = asking(id.clone()).await;
+    let requests = waiting["inputRequests"].as_object().expect("the questions");
+    assert_eq!(requests.len(), 1, "{waiting}");
+    let (key, asked) = requests.iter().next().expect("one");
+    let message = asked["params"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("[plan_durably › research › clear_board] "),
+        "{waiting}"
+    );
+    assert_eq!(
+        asked["params"]["_meta"][ladoga::approval::PATH_KEY],
+        json!(["plan_durably", "research", "clear_board"]),
+        "{waiting}"
+    );
+    assert_eq!(made(), "list_tasks\n", "nothing ran but the other call");
+
+    drop(replica);
+    let replica = Replica::start(http, endpoint, &restate, &model.url(), &calls).await;
+    // Replayed: the same question waits, under the same key.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let again = asking(id.clone()).await;
+    let keys: Vec<&String> = again["inputRequests"]
+        .as_object()
+        .expect("asked")
+        .keys()
+        .collect();
+    assert_eq!(keys, [key], "{again}");
+
+    let answers = json!({ key: {"action": "accept", "content": {}} });
+    let update = json!({"taskId": id, "inputResponses": answers});
+    let updated = request(http, "", "tasks/update", update).await;
+    assert!(updated.get("error").is_none(), "{updated}");
+    let mut done = Value::Null;
+    for _ in 0..600 {
+        let got = request(http, "", "tasks/get", json!({"taskId": id})).await;
+        if got["result"]["status"] != "working" && got["result"]["status"] != "input_required" {
+            done = got["result"].clone();
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "planned: researched: the board is clear | 1. Tag v1.0",
+        "{done}"
+    );
+    let lines = made();
+    let mut made_calls: Vec<&str> = lines.lines().collect();
+    made_calls.sort_unstable();
+    assert_eq!(
+        made_calls,
+        ["clear_board", "list_tasks"],
+        "each call ran once"
+    );
+    assert_eq!(requests_of(&script), (2, 2), "each request was sent once");
+    let report = &done["result"]["content"][0]["_meta"][REPORT_KEY];
+    assert_eq!(report["runs"][0]["tool"], "research", "{report}");
+    assert_eq!(
+        report["runs"][0]["report"]["approvals"][0]["decision"], "approved",
+        "{report}"
+    );
+    drop(replica);
+    let _ = std::fs::remove_file(&calls);
 }

@@ -14,6 +14,10 @@
 //! turn that were answered included, and a run above goes on in the next round by calling again
 //! only the calls that paused ([`Site::resumed`]). The run below finds its state by an id made
 //! from its caller's ([`Site::run_id`]): nothing is asked or called twice.
+//!
+//! A durable run that is an MCP task is a top of its own ([`Journaled`]): a question below
+//! pauses its call in the same way, the turn's recorded step keeps it with the paused runs'
+//! state, and the run asks it through its task before it makes the paused calls again.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -54,6 +58,27 @@ pub(crate) trait Top: Send + Sync {
         key: String,
         params: ElicitRequestParams,
     ) -> BoxFuture<'_, Result<ElicitResult, Error>>;
+
+    /// The top of a durable run, which asks what its calls' runs below ask between its turn's
+    /// recorded steps: none for another.
+    fn journaled(&self) -> Option<&dyn Journaled> {
+        None
+    }
+}
+
+/// The top of a durable run: a question asked below one of its calls pauses the call, as a round
+/// would, and the turn's recorded step keeps it, with the paused runs' state; the run asks it
+/// in place once the step is recorded (a durable promise, which a replay waits on again), then
+/// makes the paused calls again, and the runs below find their answers.
+pub(crate) trait Journaled: Send + Sync {
+    /// What the calls of `turn` that paused leave, as results under reserved ids for the turn's
+    /// step to record: the questions asked below them, and the state of the runs that paused.
+    fn recorded<'a>(&'a self, turn: &'a Turn) -> BoxFuture<'a, Vec<ToolResult>>;
+
+    /// Takes what [`Self::recorded`] left out of a turn's `results`, recorded or read back from
+    /// the journal: puts the paused runs back where the calls made again find them, asks the
+    /// questions and files their answers. The ids of the calls that paused.
+    fn answered<'a>(&'a self, results: &'a mut Vec<ToolResult>) -> BoxFuture<'a, Vec<String>>;
 }
 
 /// A run's place in the tree: who is at its top, and the agents from there down to it.
@@ -130,6 +155,23 @@ impl Turn {
             result = SITE.scope(site, result) => result,
             () = paused.notified() => ToolResult::error(&call.id, "paused for a question asked below"),
         }
+    }
+
+    /// The calls of this turn that paused so far, each with the id of the run it started.
+    #[cfg_attr(
+        feature = "legacy-spec",
+        expect(
+            dead_code,
+            reason = "a durable run's, which asks nothing under legacy-spec"
+        )
+    )]
+    pub(crate) fn paused_runs(&self) -> Vec<(String, String)> {
+        let paused = lock(&self.paused).clone();
+        let run = |call: &String| digest(&[&self.run, &self.turn.to_string(), call]);
+        paused
+            .iter()
+            .map(|call| (call.clone(), run(call)))
+            .collect()
     }
 
     /// What the turn's calls did, once they all answered.

@@ -10,8 +10,11 @@ use super::relay::Relay;
 use super::restate::Ingress;
 use super::task_state::{Asking, OBJECT};
 use crate::approval::{AskFuture, Asked, Decision, Question};
+use crate::store::Seal;
 
-/// Who answers the questions of a durable task's run: its caller, through the task.
+/// Who answers the questions of a durable task's run: its caller, through the task. Its clones
+/// count the run's questions together, the runs' below included.
+#[derive(Clone)]
 pub(crate) struct Approver {
     relay: Relay,
     ingress: Arc<Ingress>,
@@ -20,48 +23,64 @@ pub(crate) struct Approver {
     /// How many questions the run asked, which names the next one's promise. Held while one is
     /// asked: the questions of a turn are asked one after the other, in the order put, so that
     /// a replay waits on the same promises in the same order.
-    asked: Mutex<usize>,
+    asked: Arc<Mutex<usize>>,
+    /// The replicas' seal: what the runs below a durable run are kept in its journal with.
+    pub(super) seal: Arc<Seal>,
 }
 
 impl Approver {
-    /// The approver of the run `key`, waiting on promises through `relay`.
-    pub(super) fn new(relay: Relay, ingress: Arc<Ingress>, key: &str) -> Self {
+    /// The approver of the run `key`, waiting on promises through `relay`, keeping with `seal`.
+    pub(super) fn new(relay: Relay, ingress: Arc<Ingress>, key: &str, seal: Arc<Seal>) -> Self {
         Self {
             relay,
             ingress,
             key: key.to_owned(),
-            asked: Mutex::new(0),
+            asked: Arc::default(),
+            seal,
         }
+    }
+}
+
+impl Approver {
+    /// The caller's answer to the form `params` (its JSON), filed under `key`, which reads
+    /// `message`: the JSON of an `ElicitResult`, or none when no answer came.
+    pub(super) async fn ask_form(
+        &self,
+        key: &str,
+        message: String,
+        params: Option<serde_json::Value>,
+    ) -> Option<serde_json::Value> {
+        let mut asked = self.asked.lock().await;
+        *asked += 1;
+        let asking = Asking {
+            key: key.to_owned(),
+            promise: format!("approval {asked}"),
+            message,
+            params,
+        };
+        let task = |what: &str| format!("{OBJECT}/{}/{what}", self.key);
+        // Told before the wait, and again on a replay: the question is the same.
+        if let Err(error) = self.ingress.post(&task("ask"), &asking).await {
+            tracing::warn!(target: "ladoga::durable", %error, "a durable run's question was not told");
+            return None;
+        }
+        let answer = self.relay.promise(asking.promise).await;
+        if let Err(error) = self.ingress.post(&task("answered"), &()).await {
+            tracing::debug!(target: "ladoga::durable", %error, "a durable run's answer was not told");
+        }
+        answer
+            .inspect_err(|error| {
+                tracing::warn!(target: "ladoga::durable", %error, "a durable run's question got no answer");
+            })
+            .ok()
     }
 }
 
 impl crate::approval::Approver for Approver {
     fn ask<'a>(&'a self, question: &'a Question) -> AskFuture<'a> {
         Box::pin(async move {
-            let mut asked = self.asked.lock().await;
-            *asked += 1;
-            let asking = Asking {
-                key: question.key.clone(),
-                promise: format!("approval {asked}"),
-                message: question.message(),
-            };
-            let task = |what: &str| format!("{OBJECT}/{}/{what}", self.key);
-            // Told before the wait, and again on a replay: the question is the same.
-            if let Err(error) = self.ingress.post(&task("ask"), &asking).await {
-                tracing::warn!(target: "ladoga::durable", %error, "a durable run's question was not told");
-                return Asked::Answered(Decision::Unavailable);
-            }
-            let answer = self.relay.promise(asking.promise).await;
-            if let Err(error) = self.ingress.post(&task("answered"), &()).await {
-                tracing::debug!(target: "ladoga::durable", %error, "a durable run's answer was not told");
-            }
-            match answer {
-                Ok(answer) => Asked::Answered(decision(&answer)),
-                Err(error) => {
-                    tracing::warn!(target: "ladoga::durable", %error, tool = %question.tool, "a durable run's question got no answer");
-                    Asked::Answered(Decision::Unavailable)
-                }
-            }
+            let answer = self.ask_form(&question.key, question.message(), None).await;
+            Asked::Answered(answer.as_ref().map_or(Decision::Unavailable, decision))
         })
     }
 }

@@ -83,6 +83,8 @@
 
 mod answer;
 mod approval;
+#[cfg(not(feature = "legacy-spec"))]
+mod below;
 mod door;
 mod entry;
 mod journal;
@@ -97,6 +99,8 @@ mod workflow;
 
 pub(crate) use self::answer::answer;
 pub(crate) use self::approval::Approver;
+#[cfg(not(feature = "legacy-spec"))]
+pub(crate) use self::below::DurableTop;
 pub(crate) use self::door::DOOR;
 pub(crate) use self::entry::{Taken, journal as entered};
 pub use self::journal::Journal;

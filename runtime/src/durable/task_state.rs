@@ -31,6 +31,10 @@ pub(super) struct Asking {
     pub(super) key: String,
     pub(super) promise: String,
     pub(super) message: String,
+    /// The form asked, when it is not the approval `message` alone: a question asked below the
+    /// run, of an orchestrator its model called (`ElicitRequestParams`' JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) params: Option<serde_json::Value>,
 }
 
 /// One of a run's lines, and the progress it says, of the total.

@@ -231,7 +231,11 @@ impl Restate {
                 // The question the run waits on, which `tasks/update` answers under its key.
                 Some(asking) => {
                     detailed.task.status = TaskStatus::InputRequired;
-                    let params = ElicitRequestParams::form(asking.message).into();
+                    let asked = asking
+                        .params
+                        .and_then(|params| serde_json::from_value(params).ok());
+                    let params =
+                        asked.unwrap_or_else(|| ElicitRequestParams::form(asking.message).into());
                     let request = InputRequest::Elicitation(params);
                     detailed.input_requests = Some([(asking.key, request)].into());
                 }

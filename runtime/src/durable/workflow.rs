@@ -76,8 +76,10 @@ impl Runs {
         let (lines, approver) = match (task, progress) {
             (true, _) => (
                 Some(self.ingress.lines(ctx.key())),
-                cfg!(not(feature = "legacy-spec"))
-                    .then(|| Approver::new(relay.clone(), self.ingress.clone(), ctx.key())),
+                cfg!(not(feature = "legacy-spec")).then(|| {
+                    let seal = self.seal.clone();
+                    Approver::new(relay.clone(), self.ingress.clone(), ctx.key(), seal)
+                }),
             ),
             (false, true) => (Some(self.ingress.lines(ctx.key())), None),
             (false, false) => (None, None),

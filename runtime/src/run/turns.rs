@@ -22,7 +22,7 @@ use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration, Screen};
 use crate::schema::{SchemaProfile, absent_nulls};
 use crate::store::{self, Ran};
-use crate::tree::Turn;
+use crate::tree::{Journaled, Turn};
 use crate::usage::SharedUsage;
 
 impl<M, T> Orchestration<'_, M, T>
@@ -152,6 +152,10 @@ where
                         .collect(),
                 );
                 run.pending = Some(done);
+                // A durable run asked in place, once the turn was recorded: made again now.
+                if self.journaled_below().is_some() {
+                    continue;
+                }
                 return Err(Pause(crate::tree::waiting()).into());
             }
             log_results(&done.calls, &results);
@@ -269,8 +273,17 @@ where
             }
             .instrument(spans::tool(call))
         }));
+        // The tree, in a durable run: what paused below is recorded with the turn's results.
+        let below = tree.as_ref().zip(self.journaled_below());
+        let ran = async move {
+            let mut results = ran.await;
+            if let Some((tree, journaled)) = below {
+                results.extend(journaled.recorded(tree).await);
+            }
+            results
+        };
         let ran = run.usage.scope(ran);
-        let mut ran = match self.journals_inbox() {
+        let mut results = match self.journals_inbox() {
             false => self.recorded_calls(ran).await,
             // Steering: a durable run's journal records what it read with the turn's calls.
             true => {
@@ -279,8 +292,12 @@ where
                 super::steer::held_from(&mut results, run);
                 results
             }
-        }
-        .into_iter(); // durable
+        }; // durable
+        let paused_below = match below {
+            Some((_, journaled)) => Some(journaled.answered(&mut results).await),
+            None => None,
+        };
+        let mut ran = results.into_iter();
         // Durable: the calls a crash cut, not made again; not those whose results the journal
         // holds, which an attempt made before the crash.
         if cut {
@@ -295,10 +312,12 @@ where
                 }
             }));
         }
-        let paused = match tree {
+        let heard = match tree {
             Some(tree) => self.heard(tree, calls, run),
             None => Vec::new(),
         };
+        // A durable run's calls that paused are the recorded ones: a replay made none.
+        let paused = paused_below.unwrap_or(heard);
         let mut searched = self.search(calls, refused, run).into_iter(); // tool search
         let max = self.settings.limits.max_result;
         let results = calls.iter().map(|call| {
@@ -314,6 +333,13 @@ where
             result
         });
         (results.collect(), paused)
+    }
+
+    /// The tree, in a durable run: its top, which asks what its calls' runs below ask between
+    /// its turn's recorded steps.
+    fn journaled_below(&self) -> Option<&dyn Journaled> {
+        self.seams.recorder?;
+        self.seams.above.as_ref()?.top.journaled()
     }
 
     /// The tree: keeps the reports of the runs `tree`'s calls started, and answers which calls

@@ -34,6 +34,16 @@ impl Keeper {
         }
     }
 
+    /// The keeper of the durable run `key`, which waits for its answers in place, under an id
+    /// made from its key: the same in every attempt of the run, so that its runs below are kept
+    /// under the same ids too (see [`tree`](crate::tree)).
+    pub(crate) fn durable(runs: Runs, key: &str) -> Self {
+        Self {
+            id: crate::tree::digest(&["durable run", key]),
+            ..Self::fresh(runs)
+        }
+    }
+
     /// The keeper of the run of `ctx`'s tool call, for the orchestrating tool `agent`: one that
     /// pauses between the call's rounds, or, for a call that is an MCP task and under
     /// `legacy-spec`, where the run waits for its answers in place, a fresh one.

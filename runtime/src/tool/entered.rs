@@ -71,6 +71,11 @@ impl Entered {
         None
     }
 
+    /// Whether this call is the entry of a durable run.
+    pub(crate) fn is_durable(&self) -> bool {
+        self.key().is_some()
+    }
+
     /// Who answers the run's questions, when it is a durable run's task: its caller, through
     /// durable promises; none otherwise.
     pub(crate) fn approver(&self) -> Option<&dyn crate::approval::Approver> {
@@ -78,6 +83,25 @@ impl Entered {
         if let Some(approver) = &self.approver {
             return Some(approver);
         }
+        None
+    }
+
+    /// The top of the agent tree the durable run is, when it is an MCP task: the runs its calls
+    /// start ask its caller through the task, between its turn's steps (MCP 2026-07-28; under
+    /// `legacy-spec` a durable run asks nothing). Its runs below are kept in `runs`; `agent`
+    /// is its orchestrator.
+    pub(crate) fn top(
+        &self,
+        ctx: &Context,
+        runs: crate::store::Runs,
+        agent: &str,
+    ) -> Option<crate::tree::Above> {
+        #[cfg(all(feature = "restate", not(feature = "legacy-spec")))]
+        if let Some(approver) = &self.approver {
+            let top = crate::durable::DurableTop::new(ctx, approver.clone(), runs);
+            return Some(crate::tree::Above::top(std::sync::Arc::new(top), agent));
+        }
+        let _ = (ctx, runs, agent);
         None
     }
 

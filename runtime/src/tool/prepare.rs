@@ -94,6 +94,7 @@ impl Orchestrator {
         let approver = Elicitation::of_call(ctx, self.task.as_deref()).below(site.clone());
         let above = match &site {
             Some(site) => Some(site.above()),
+            None if entered.is_durable() => entered.top(ctx, runs(ctx), agent),
             None if Elicitation::can_be_asked(ctx) => {
                 let top = TopCall::new(ctx, approver.task());
                 Some(Above::top(Arc::new(top), agent))
@@ -110,7 +111,7 @@ impl Orchestrator {
         let keeper =
             match self.asking.approvals.is_none() && !asks && !asks_caller && !kept_for_below {
                 true => None,
-                false => Box::pin(self.keeper(ctx, site.as_ref()))
+                false => Box::pin(self.keeper(ctx, site.as_ref(), entered.key()))
                     .await?
                     .map(Box::new),
             };
@@ -157,14 +158,23 @@ impl Orchestrator {
     ///
     /// A run another's model started at `site` is kept under an id its caller's next round
     /// makes again, when the person at the top answers in a later round.
-    async fn keeper(&self, ctx: &Context, site: Option<&Site>) -> Result<Option<Keeper>, RunError> {
-        let runs = ctx
-            .resolve_shared::<Runs>()
-            .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
+    ///
+    /// The durable run `durable` is kept under an id made from its key, the same in every
+    /// attempt of it.
+    async fn keeper(
+        &self,
+        ctx: &Context,
+        site: Option<&Site>,
+        durable: Option<&str>,
+    ) -> Result<Option<Keeper>, RunError> {
+        let runs = runs(ctx);
         if let Some(site) = site.filter(|site| site.top().answers_later()) {
             return Ok(Some(
                 Keeper::below(runs, site.run_id(), site.resumed()).await?,
             ));
+        }
+        if let Some(key) = durable {
+            return Ok(Some(Keeper::durable(runs, key)));
         }
         let agent = self.settings.name.as_deref().unwrap_or("run");
         Ok(Some(Keeper::for_call(ctx, runs, agent).await?))
@@ -264,10 +274,7 @@ impl Prepared<'_> {
             return Some(lease.inbox());
         }
         let task = orchestrator.task.as_deref()?;
-        let runs = ctx
-            .resolve_shared::<Runs>()
-            .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone());
-        Some(task_inbox(runs, task, principal::of(ctx).as_deref()))
+        Some(task_inbox(runs(ctx), task, principal::of(ctx).as_deref()))
     }
 
     /// Closes the run's session, if it has one: kept for the next call, or held for the next
@@ -285,4 +292,10 @@ impl Prepared<'_> {
             tokio::spawn(session::close(lease, paused));
         }
     }
+}
+
+/// Where the server keeps its paused runs: the store it registered, else the process's own.
+fn runs(ctx: &Context) -> Runs {
+    ctx.resolve_shared::<Runs>()
+        .map_or_else(|_| Runs::in_process(), |runs| (*runs).clone())
 }
