@@ -159,10 +159,10 @@ impl Turn {
 
     /// The calls of this turn that paused so far, each with the id of the run it started.
     #[cfg_attr(
-        feature = "legacy-spec",
+        any(feature = "legacy-spec", not(feature = "restate")),
         expect(
             dead_code,
-            reason = "a durable run's, which asks nothing under legacy-spec"
+            reason = "a durable task's, which asks below it under MCP 2026-07-28"
         )
     )]
     pub(crate) fn paused_runs(&self) -> Vec<(String, String)> {

@@ -25,6 +25,13 @@ pub(crate) struct Approver {
     /// a replay waits on the same promises in the same order.
     asked: Arc<Mutex<usize>>,
     /// The replicas' seal: what the runs below a durable run are kept in its journal with.
+    #[cfg_attr(
+        feature = "legacy-spec",
+        expect(
+            dead_code,
+            reason = "a durable run asks nothing below it under legacy-spec"
+        )
+    )]
     pub(super) seal: Arc<Seal>,
 }
 
