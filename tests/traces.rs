@@ -29,6 +29,12 @@ async fn researcher(topic: String) -> String {
     format!("Research {topic}.")
 }
 
+/// Looks into a topic as a durable run on Restate, with `jot`.
+#[orchestrator(tools = ["jot"], durable = true)]
+async fn durable_researcher(topic: String) -> String {
+    format!("Research {topic}.")
+}
+
 /// Leads the plan: asks `researcher` here and `far_researcher`, another server's, at once.
 #[orchestrator(tools = ["researcher", "far_researcher"], with = [LiveTools])]
 async fn lead(focus: String) -> String {
@@ -125,15 +131,6 @@ async fn a_callers_traceparent_makes_the_run_its_nested_run_and_a_with_servers_r
     traced_call(&client, "lead", ("focus", "the offsite"), &traceparent).await;
 
     let spans = until_spans(trace, "invoke_agent researcher", 2).await;
-    for span in exported().get_finished_spans().unwrap() {
-        eprintln!(
-            "TEMP {} {} {} {}",
-            span.span_context.trace_id(),
-            span.span_context.span_id(),
-            span.parent_span_id,
-            span.name
-        );
-    }
     let names: Vec<&str> = spans.iter().map(|span| span.name.as_ref()).collect();
     let count = |name: &str| names.iter().filter(|seen| **seen == name).count();
     // The run, the nested run here and the far server's run, each with its model request and
@@ -200,4 +197,98 @@ async fn a_call_without_a_traceparent_is_a_trace_of_its_own() {
     );
     client.disconnect().await.expect("disconnects");
     near.stop().await;
+}
+
+/// The value of `key` among `span`'s attributes, as text.
+fn attribute(span: &SpanData, key: &str) -> Option<String> {
+    (span.attributes.iter())
+        .find(|attribute| attribute.key.as_str() == key)
+        .map(|attribute| attribute.value.to_string())
+}
+
+/// A durable run (on a real restate-server) is in its caller's trace: the attempt that runs it,
+/// through the workflow, is a `tools/call` span whose parent is the caller's span, carried in the
+/// run's sealed call, so an attempt replayed on another replica is too; and the call's spans
+/// have OpenTelemetry's MCP attributes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn a_durable_runs_attempt_is_a_span_of_its_callers_trace() {
+    exported();
+    let restate = common::restate::Restate::start().await;
+    let trace = TraceId::from_hex("5bf92f3577b34da6a3ce929d0e0e4736").unwrap();
+    let host_span = SpanId::from_hex("10f067aa0ba902b7").unwrap();
+    let script = script();
+    let served = script.serve().await.expect("serves");
+    let app = App::new().add_singleton(served.model());
+    let app = ladoga::durable::Restate::new(restate.ingress(), common::free_addr())
+        .admin(restate.admin())
+        .secret("the replicas' secret, for this test")
+        .serve(app)
+        .await
+        .expect("the Restate endpoint");
+    let server = Server::start(app).await;
+    restate.wait_for_service("LadogaRun").await;
+    let client = connect(server.addr).await;
+
+    let traceparent = format!("00-{trace}-{host_span}-01");
+    traced_call(
+        &client,
+        "durable_researcher",
+        ("topic", "the venue"),
+        &traceparent,
+    )
+    .await;
+
+    let spans = until_spans(trace, "invoke_agent durable_researcher", 1).await;
+    let names: Vec<&str> = spans.iter().map(|span| span.name.as_ref()).collect();
+    let count = |name: &str| names.iter().filter(|seen| **seen == name).count();
+    assert_eq!(count("invoke_agent durable_researcher"), 1, "{names:?}");
+    assert_eq!(count("execute_tool jot"), 1, "{names:?}");
+    // The call the replica took, and the attempt that ran the run: both the caller's children.
+    let calls: Vec<&SpanData> = (spans.iter())
+        .filter(|span| span.name == "tools/call durable_researcher")
+        .collect();
+    assert_eq!(calls.len(), 2, "{names:?}");
+    assert!(
+        calls.iter().all(|call| call.parent_span_id == host_span),
+        "{names:?}"
+    );
+    let run = (spans.iter())
+        .find(|span| span.name == "invoke_agent durable_researcher")
+        .expect("the run's span");
+    let by_id = |id: SpanId| spans.iter().find(|span| span.span_context.span_id() == id);
+    let mut above = Vec::new();
+    let mut parent = by_id(run.parent_span_id);
+    while let Some(span) = parent {
+        above.push(span);
+        parent = by_id(span.parent_span_id);
+    }
+    let top = above.last().expect("the run has a parent in the trace");
+    assert_eq!(top.name, "tools/call durable_researcher", "{names:?}");
+    // The attempt's call came through the workflow, not as a JSON-RPC request of the caller's.
+    assert_eq!(attribute(top, "jsonrpc.request.id"), None, "{names:?}");
+    // OpenTelemetry's MCP attributes, on the call the caller made.
+    let taken = (calls.iter())
+        .find(|call| attribute(call, "jsonrpc.request.id").is_some())
+        .expect("the call with its request id");
+    assert_eq!(
+        attribute(taken, "gen_ai.operation.name").as_deref(),
+        Some("execute_tool")
+    );
+    assert_eq!(
+        attribute(taken, "gen_ai.tool.name").as_deref(),
+        Some("durable_researcher")
+    );
+    assert_eq!(
+        attribute(taken, "mcp.method.name").as_deref(),
+        Some("tools/call")
+    );
+    #[cfg(not(feature = "legacy-spec"))]
+    assert_eq!(
+        attribute(taken, "mcp.protocol.version").as_deref(),
+        Some("2026-07-28")
+    );
+
+    client.disconnect().await.expect("disconnects");
+    server.stop().await;
 }

@@ -41,13 +41,25 @@ fn well_formed(traceparent: &str) -> Option<(&str, &str, &str)> {
     .then_some((trace, span, flags))
 }
 
-/// The span of a `tools/call` of `tool` whose `_meta` carries `traceparent` and `tracestate`:
-/// an MCP server span (`tools/call plan_week`, as OpenTelemetry's MCP conventions name it), a
-/// child of the caller's span, which the call's handler runs in. `None` without the `otel`
-/// feature, or for a `traceparent` that is not well formed (ignored, as W3C Trace Context has
-/// it).
+/// What a traced `tools/call` is, as OpenTelemetry's MCP conventions record it on its span.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct CallNames<'a> {
+    /// The tool called: `gen_ai.tool.name`, and the span's name, `tools/call {tool}`.
+    pub(crate) tool: &'a str,
+    /// The request's JSON-RPC id, `jsonrpc.request.id`, when it came as a request.
+    pub(crate) request: Option<&'a str>,
+    /// The MCP version the request says it speaks, `mcp.protocol.version` (2026-07-28 says it
+    /// in each request's `_meta`).
+    pub(crate) protocol: Option<&'a str>,
+}
+
+/// The span of a `tools/call` (`call`) whose `_meta` carries `traceparent` and `tracestate`:
+/// an MCP server span (`tools/call plan_week`, as OpenTelemetry's MCP conventions name it, with
+/// their attributes), a child of the caller's span, which the call's handler runs in. `None`
+/// without the `otel` feature, or for a `traceparent` that is not well formed (ignored, as W3C
+/// Trace Context has it).
 pub(crate) fn call_span(
-    tool: &str,
+    call: CallNames<'_>,
     traceparent: &str,
     tracestate: Option<&str>,
 ) -> Option<tracing::Span> {
@@ -56,10 +68,10 @@ pub(crate) fn call_span(
         return None;
     };
     #[cfg(feature = "otel")]
-    return otel::call_span(tool, parts, tracestate);
+    return otel::call_span(call, parts, tracestate);
     #[cfg(not(feature = "otel"))]
     {
-        let _ = (tool, parts, tracestate);
+        let _ = (call, parts, tracestate);
         None
     }
 }
@@ -82,10 +94,10 @@ mod otel {
     };
     use tracing_opentelemetry::OpenTelemetrySpanExt;
 
-    use super::TraceContext;
+    use super::{CallNames, TraceContext};
 
     pub(super) fn call_span(
-        tool: &str,
+        names: CallNames<'_>,
         (trace, span, flags): (&str, &str, &str),
         tracestate: Option<&str>,
     ) -> Option<tracing::Span> {
@@ -104,11 +116,20 @@ mod otel {
         let call = tracing::info_span!(
             target: "ladoga",
             "tools/call",
-            otel.name = format!("tools/call {tool}"),
+            otel.name = format!("tools/call {}", names.tool),
             otel.kind = "server",
             mcp.method.name = "tools/call",
-            gen_ai.tool.name = tool,
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = names.tool,
+            jsonrpc.request.id = tracing::field::Empty,
+            mcp.protocol.version = tracing::field::Empty,
         );
+        if let Some(request) = names.request {
+            call.record("jsonrpc.request.id", request);
+        }
+        if let Some(protocol) = names.protocol {
+            call.record("mcp.protocol.version", protocol);
+        }
         // A new span, not entered yet: its parent can still be set.
         if let Err(error) = call.set_parent(parent) {
             tracing::debug!(target: "ladoga", %error, "a call's traceparent could not be adopted");

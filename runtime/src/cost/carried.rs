@@ -15,14 +15,18 @@
 //! ([`LiveTools`](crate::LiveTools)) sends it that way. A caller may set either.
 
 use neva::middleware::{MwContext, Next};
-use neva::types::{CallToolResponse, Message, RequestParamsMeta, Response};
+use neva::types::{CallToolResponse, Message, RequestId, RequestParamsMeta, Response};
 use serde_json::Value;
 use tracing::Instrument;
 
 use super::Dollars;
 
+use crate::trace::CallNames;
 pub use crate::wire::{BAGGAGE_MEMBER, BUDGET_KEY};
 use crate::wire::{STEER_KEY, STEER_MEMBER};
+
+/// Where MCP 2026-07-28 says, in each request's `_meta`, the version the request speaks.
+const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// What a budget of nothing left is taken as: no request that costs anything fits it.
 const NOTHING_LEFT: f64 = 1e-12;
@@ -69,17 +73,30 @@ fn with_member(baggage: Option<&str>, name: &str, value: &str) -> String {
 /// the call runs in a span that is a child of the caller's ([`trace`](crate::trace)).
 pub(crate) async fn carried_in(mut ctx: MwContext, next: Next) -> Response {
     let mut traced = None;
+    // The request's own id, not the path neva makes of it with the session's.
+    let id = match &ctx.msg {
+        Message::Request(request) => match &request.id {
+            RequestId::Slice(path) => path.last().map(ToString::to_string),
+            RequestId::Null => None,
+            id => Some(id.to_string()),
+        },
+        _ => None,
+    };
     if let Message::Request(request) = &mut ctx.msg
         && let Some(params) = request.params.as_mut()
     {
         let meta = params.get("_meta");
         if let Some(traceparent) = meta.and_then(|meta| meta.get("traceparent")?.as_str()) {
             let tracestate = meta.and_then(|meta| meta.get("tracestate")?.as_str());
-            let tool = params
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            traced = crate::trace::call_span(tool, traceparent, tracestate);
+            let names = CallNames {
+                tool: params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+                request: id.as_deref(),
+                protocol: meta.and_then(|meta| meta.get(PROTOCOL_VERSION)?.as_str()),
+            };
+            traced = crate::trace::call_span(names, traceparent, tracestate);
         }
         if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
             if let Some(budget) = meta.get(BUDGET_KEY).and_then(Value::as_f64) {

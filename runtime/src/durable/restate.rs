@@ -309,6 +309,7 @@ async fn remember(mut ctx: MwContext, next: Next) -> neva::types::Response {
         task: false,
         claims: ctx.claims().map(Carried::of),
         progress: false,
+        trace: traced(params),
     };
     if let Some(task) = params.get("task")
         && let Ok(restate) = ctx.resolve_shared::<Restate>()
@@ -320,6 +321,18 @@ async fn remember(mut ctx: MwContext, next: Next) -> neva::types::Response {
         return super::tasks::call(restate, ctx, call, ttl).await;
     }
     CALLED.scope(Arc::new(call), next(ctx)).await
+}
+
+/// The caller's trace context, in a call's `params._meta`, if it carries one.
+fn traced(params: &serde_json::Value) -> Option<super::workflow::Trace> {
+    let meta = params.get("_meta")?;
+    Some(super::workflow::Trace {
+        parent: meta.get("traceparent")?.as_str()?.to_owned(),
+        state: meta
+            .get("tracestate")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned),
+    })
 }
 
 /// Registers the deployment at `uri` with the admin API at `admin`, trying for a minute while

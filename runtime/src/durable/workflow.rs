@@ -7,6 +7,7 @@ use neva::svir::LocalTools;
 use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 use svir::{ToolCall, Toolbox};
+use tracing::Instrument;
 
 use super::Journal;
 use super::approval::Approver;
@@ -33,6 +34,18 @@ pub(super) struct Call {
     /// as a task's run does, for the replica it waits on.
     #[serde(default)]
     pub(super) progress: bool,
+    /// The W3C trace context of the caller's span (`_meta.traceparent` and `tracestate`): each
+    /// attempt of the run, on whichever replica, is a span of the caller's trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) trace: Option<Trace>,
+}
+
+/// The caller's W3C trace context, as its call's `_meta` carried it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Trace {
+    pub(super) parent: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) state: Option<String>,
 }
 
 /// The workflow: the server's own tools, to call the run's orchestrator with, and
@@ -61,6 +74,7 @@ impl Runs {
             task,
             claims,
             progress,
+            trace,
         }) = call.0.open(&self.seal, ctx.key())
         else {
             return Err(TerminalError::new(
@@ -86,6 +100,14 @@ impl Runs {
         };
         let lines_told = lines.clone();
         let claims = claims.as_ref().and_then(Carried::claims);
+        // Each attempt a span of the caller's trace: the replay on another replica's too.
+        let span = trace.and_then(|trace| {
+            let names = crate::trace::CallNames {
+                tool: &tool,
+                ..Default::default()
+            };
+            crate::trace::call_span(names, &trace.parent, trace.state.as_deref())
+        });
         let entry = Arc::new(Entry::new(
             tool,
             ctx.key().to_owned(),
@@ -105,8 +127,11 @@ impl Runs {
             super::door::DOOR,
             serde_json::Value::Object(arguments).to_string(),
         );
-        let (called, cancelled) =
-            recording(&ctx, steps, entry.clone().scope(self.tools.call(&call))).await;
+        let work = entry.clone().scope(self.tools.call(&call));
+        let (called, cancelled) = match span {
+            Some(span) => recording(&ctx, steps, work.instrument(span)).await,
+            None => recording(&ctx, steps, work).await,
+        };
         if let Some(lines) = &lines_told {
             lines.flushed(std::time::Duration::from_secs(5)).await;
         }
