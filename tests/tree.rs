@@ -437,11 +437,12 @@ async fn a_caller_model_below_samples_the_caller_at_the_top() {
 /// Two replicas sharing a real Redis (Debian's `redis-server`, started and stopped here) and
 /// the secret that seals a round: the question `research` asks comes from replica A, and the
 /// answer goes to replica B, which takes both paused runs (`plan_week`'s and `research`'s) from
-/// Redis and goes on; nothing is asked or run twice. Ignored by a plain `cargo test`:
-/// `scripts/test` installs Redis and runs it with `--ignored`.
+/// Redis and goes on; nothing is asked or run twice. Then the same through Debian's nginx in
+/// front of both. Ignored by a plain `cargo test`: `scripts/test` installs Redis and nginx and
+/// runs it with `--ignored`.
 #[cfg(not(feature = "legacy-spec"))]
 #[tokio::test]
-#[ignore = "needs redis-server: run by scripts/test"]
+#[ignore = "needs redis-server and nginx: run by scripts/test"]
 async fn a_question_asked_below_on_one_replica_is_answered_on_the_other() {
     use common::rounds;
 
@@ -499,6 +500,29 @@ async fn a_question_asked_below_on_one_replica_is_answered_on_the_other() {
         "each top request was sent once"
     );
     assert_eq!(requests(&script, "research"), 2, "each request below too");
+
+    // The same through nginx in front of both, round robin: each round to the next replica.
+    let addrs = [replicas[0].addr, replicas[1].addr];
+    let nginx = common::nginx::Nginx::start(&addrs, common::nginx::Routing::RoundRobin)
+        .await
+        .expect("nginx (scripts/services install)");
+    let asked = rounds::request(nginx.addr, "", "tools/call", call(None, None)).await;
+    let (key, state) = rounds::question(&asked);
+    let answered = rounds::request(
+        nginx.addr,
+        "",
+        "tools/call",
+        call(Some(&state), Some(rounds::approve(&key))),
+    )
+    .await;
+    assert_eq!(
+        answered["result"]["content"][0]["text"],
+        "planned: researched: the board is clear | 1. Tag v1.0",
+        "{answered}"
+    );
+    assert_eq!(counts(), (cleared + 2, listed + 2), "each call ran once more");
+    assert_eq!(requests_of(&script), (4, 4), "each request was sent once more");
+    drop(nginx);
     for replica in replicas {
         replica.stop().await;
     }
