@@ -140,6 +140,71 @@ async fn travel(task: String) -> String {
     task
 }
 
+/// A server whose tool samples its client's model (`eliciting_server.py`'s `brief`, MCP
+/// 2026-07-28), offered to `travel`, which `plan_trip` calls in process: the sampling request goes
+/// to the host at the top (`toolbox::sample_above`), its model makes the sample in a later round
+/// of the top call, and the server's call is made again with it: sampled once, briefed once.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn a_with_servers_sampling_request_is_made_by_the_host_at_the_top() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let (_python, addr) = common::python_server::start("eliciting_server.py", &[]).await;
+    let url = format!("http://{addr}/mcp");
+    let tools = LiveTools::connect_url(&url, |opt| opt, |tools| tools.with_prefix("py_"))
+        .await
+        .expect("connects to the Python server");
+    let script = ScriptedModel::from_fn(|seen| {
+        let heard: Vec<String> = (seen.tool_results().into_iter())
+            .map(|(_, told)| told)
+            .collect();
+        match (seen.system().unwrap_or_default(), heard.is_empty()) {
+            ("trip", true) => Reply::call("travel", json!({"task": "Brief me on Oslo"})),
+            ("travel", true) => Reply::call("py_brief", json!({"city": "Oslo"})),
+            (system, _) => Reply::text(format!("{system}: {}", heard.join(" | "))),
+        }
+    });
+    let model = script.serve().await.expect("serves");
+    let host = ScriptedModel::from_fn(|seen| {
+        let asked = seen.last_user_text().unwrap_or_default();
+        Reply::text(format!(
+            "the host's model read \"{asked}\": fjords and rain"
+        ))
+    });
+    let host_model = host.serve().await.expect("serves");
+    let server = Server::start(App::new().add_singleton(model.model()).add_singleton(tools)).await;
+    let mut client = client_for(server.addr);
+    let sampled = Arc::new(AtomicUsize::new(0));
+    common::sampling::answer_with(&mut client, host_model.model(), sampled.clone());
+    client.connect().await.expect("connects");
+
+    let result = client
+        .tools()
+        .call("plan_trip", [("task", "Brief me on Oslo")])
+        .await
+        .expect("tools/call");
+
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(
+        text(&result),
+        "trip: travel: Brief of Oslo (brief 1): the host's model read \"Brief me on Oslo.\": \
+         fjords and rain"
+    );
+    assert_eq!(sampled.load(Ordering::SeqCst), 1, "sampled once");
+    assert_eq!(host.requests().len(), 1, "the host's model was asked once");
+    let requests = script.requests();
+    for system in ["trip", "travel"] {
+        let sent = (requests.iter())
+            .filter(|seen| seen.system() == Some(system))
+            .count();
+        assert_eq!(sent, 2, "each of {system}'s requests was sent once");
+    }
+    drop(client);
+    server.stop().await;
+}
+
 /// A server whose tool asks before it books (`eliciting_server.py`, MCP 2026-07-28), offered to
 /// `travel`, which `plan_trip` calls in process: the server's question goes to the person at the
 /// top, tagged with its path; under MCP 2026-07-28 it is a round of the top call, the server's

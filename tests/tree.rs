@@ -520,8 +520,16 @@ async fn a_question_asked_below_on_one_replica_is_answered_on_the_other() {
         "planned: researched: the board is clear | 1. Tag v1.0",
         "{answered}"
     );
-    assert_eq!(counts(), (cleared + 2, listed + 2), "each call ran once more");
-    assert_eq!(requests_of(&script), (4, 4), "each request was sent once more");
+    assert_eq!(
+        counts(),
+        (cleared + 2, listed + 2),
+        "each call ran once more"
+    );
+    assert_eq!(
+        requests_of(&script),
+        (4, 4),
+        "each request was sent once more"
+    );
     drop(nginx);
     for replica in replicas {
         replica.stop().await;

@@ -43,6 +43,10 @@ fn well_formed(traceparent: &str) -> Option<(&str, &str, &str)> {
 
 /// What a traced `tools/call` is, as OpenTelemetry's MCP conventions record it on its span.
 #[derive(Debug, Default, Clone, Copy)]
+#[cfg_attr(
+    not(feature = "otel"),
+    allow(dead_code, reason = "recorded on a span with the otel feature only")
+)]
 pub(crate) struct CallNames<'a> {
     /// The tool called: `gen_ai.tool.name`, and the span's name, `tools/call {tool}`.
     pub(crate) tool: &'a str,

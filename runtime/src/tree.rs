@@ -252,6 +252,22 @@ impl Site {
     }
 }
 
+impl Site {
+    /// The top caller's sample for `params`, a request of a server this call reached, filed
+    /// under `key` at this call: now, or an error of code `InputRequired` when it comes in a
+    /// later round of the top call.
+    #[cfg(not(feature = "legacy-spec"))]
+    pub(crate) async fn sample(
+        &self,
+        key: &str,
+        params: neva::types::sampling::CreateMessageRequestParams,
+    ) -> Result<neva::types::sampling::CreateMessageResult, Error> {
+        let key = format!("ladoga/below/{}", digest(&[&self.run_id(), key]));
+        #[allow(deprecated)] // sampling, kept in MCP 2026-07-28 for migration
+        self.top().context().sample(key, params).await
+    }
+}
+
 /// `params` with the path of the run that asks: its message opens with it, and its `_meta`
 /// holds it as a list ([`PATH_KEY`]).
 pub(crate) fn tagged(params: ElicitRequestParams, path: &[String]) -> ElicitRequestParams {

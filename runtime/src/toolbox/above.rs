@@ -8,8 +8,13 @@
 //! server's tool. An answer that comes in a later round of the top call pauses the run; the call
 //! is dropped, and made again when the run goes on, when the server asks again and this time
 //! the answer is there.
+//!
+//! A server's sampling request goes up the same way ([`sample_above`]): the caller of the top call
+//! samples it, in a later round under MCP 2026-07-28.
 
 use neva::types::elicitation::{ElicitRequestParams, ElicitResult};
+#[cfg(not(feature = "legacy-spec"))]
+use neva::types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 
 use crate::toolbox::arguments;
 use crate::tree::Site;
@@ -59,6 +64,63 @@ pub async fn elicit_above(params: ElicitRequestParams) -> ElicitResult {
         Err(error) => {
             tracing::warn!(target: "ladoga", %error, "a server's question could not be put to the person at the top");
             ElicitResult::decline()
+        }
+    }
+}
+
+/// Answers a server's sampling request with a sample of the caller at the top of the run whose
+/// call it is answering, for a client of a `with` server (MCP 2026-07-28): the server's tool gets
+/// the model of the person's host, as a [`CallerModel`](crate::CallerModel) below does. The
+/// sample is made in a later round of the top call, which pauses the run, and the server's call
+/// is made again with it. An error outside such a call, or when that caller cannot sample (it
+/// declares no sampling, its call is an MCP task, or the run at the top is durable). Give it to a
+/// client of your own with `client.map_sampling(..)`;
+/// [`LiveTools::connect_url`](crate::LiveTools::connect_url) gives it to the client it makes.
+///
+/// # Examples
+/// ```no_run
+/// use neva::Client;
+///
+/// # async fn run() -> Result<(), neva::error::Error> {
+/// let mut client = Client::new().with_options(|opt| {
+///     opt.with_http(|http| http.bind("127.0.0.1:3001").with_endpoint("/mcp"))
+/// });
+/// #[allow(deprecated)] // sampling, kept in MCP 2026-07-28 for migration, through its rounds
+/// client.map_sampling(ladoga::toolbox::sample_above);
+/// let docs = ladoga::LiveTools::connect(client, |tools| tools.with_prefix("docs_")).await?;
+/// # let _ = docs;
+/// # Ok(())
+/// # }
+/// ```
+#[cfg(not(feature = "legacy-spec"))]
+pub async fn sample_above(
+    params: CreateMessageRequestParams,
+) -> Result<CreateMessageResult, neva::error::Error> {
+    use neva::error::{Error, ErrorCode};
+
+    let refused = |why: &str| Error::new(ErrorCode::InvalidRequest, why.to_owned());
+    let Some(site) = Site::current() else {
+        tracing::info!(target: "ladoga", "a server's sampling request outside a run that can ask its caller is refused");
+        return Err(refused("no caller above this call can sample"));
+    };
+    let top = site.top();
+    let ctx = top.context();
+    if top.journaled().is_some() || ctx.is_task() || !ctx.client_capabilities().sampling {
+        return Err(refused("the caller at the top of this run cannot sample"));
+    }
+    // The same request in the next round is filed under the same key.
+    let asked = serde_json::to_string(&params).unwrap_or_default();
+    let key = arguments::digest(&arguments::canonical(&asked));
+    match site.sample(&key, params).await {
+        Ok(sample) => Ok(sample),
+        Err(later) if later.code() == ErrorCode::InputRequired => {
+            // The run pauses, and drops this call as it does.
+            site.pause();
+            std::future::pending().await
+        }
+        Err(error) => {
+            tracing::warn!(target: "ladoga", %error, "a server's sampling request could not be put to the caller at the top");
+            Err(refused("the caller at the top did not sample"))
         }
     }
 }

@@ -183,8 +183,10 @@ impl LiveTools {
     /// Under MCP 2026-07-28 the client answers a server's elicitation with
     /// [`elicit_above`](crate::toolbox::elicit_above): the person at the top of the run whose call
     /// asks is asked, the question tagged with the run's path, and an answer in a later round of
-    /// the top call pauses the run and makes the call again then. Under `legacy-spec` the client
-    /// declares no elicitation, as before.
+    /// the top call pauses the run and makes the call again then. Its sampling requests go the
+    /// same way to the host of that person ([`sample_above`](crate::toolbox::sample_above)), whose
+    /// model makes the sample in a later round. Under `legacy-spec` the client declares neither,
+    /// as before.
     ///
     /// # Each call gets its own answer
     ///
@@ -276,9 +278,14 @@ impl LiveTools {
                 }
             })
         });
-        // The server's questions go to the person at the top of the run whose call asks.
+        // The server's questions go to the person at the top of the run whose call asks, and
+        // its sampling requests to that person's host.
         #[cfg(not(feature = "legacy-spec"))]
-        client.map_elicitation(super::elicit_above);
+        #[allow(deprecated)]
+        // sampling, kept in MCP 2026-07-28 for migration, through its rounds
+        client
+            .map_elicitation(super::elicit_above)
+            .map_sampling(super::sample_above);
         let connecting = Self::connect_relayed(client, offer, Some(relay));
         tokio::time::timeout(LISTING_TIMEOUT, connecting)
             .await

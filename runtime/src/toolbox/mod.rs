@@ -17,6 +17,8 @@ mod told;
 mod union;
 
 pub use self::above::elicit_above;
+#[cfg(not(feature = "legacy-spec"))]
+pub use self::above::sample_above;
 pub use self::bounds::{
     MAX_REMOTE_BYTES, MAX_REMOTE_SCHEMA_DEPTH, MAX_REMOTE_TOOL_BYTES, MAX_REMOTE_TOOLS,
 };
