@@ -208,9 +208,9 @@ async fn a_with_servers_sampling_request_is_made_by_the_host_at_the_top() {
 /// A server whose tool asks before it books (`eliciting_server.py`, MCP 2026-07-28), offered to
 /// `travel`, which `plan_trip` calls in process: the server's question goes to the person at the
 /// top, tagged with its path; under MCP 2026-07-28 it is a round of the top call, the server's
-/// call made again with the answer in the next, and the trip booked once. A declined question
-/// books nothing, and the model is told.
-#[cfg(not(feature = "legacy-spec"))]
+/// call made again with the answer in the next, and the trip booked once. Under `legacy-spec` the
+/// server asks mid-call, on the call's stream, and the relay in front of it ties the question to
+/// the call. A declined question books nothing, and the model is told.
 #[tokio::test]
 #[ignore = "needs the MCP Python SDK: run by scripts/test"]
 async fn a_with_servers_question_is_answered_by_the_person_at_the_top() {

@@ -268,6 +268,57 @@ impl Site {
     }
 }
 
+/// The baggage member a call to a `with` server made at a site carries, under `legacy-spec`:
+/// the token its site is lent under ([`Site::lend`]). The relay in front of the server takes it
+/// out of the call, and gives it to the server's requests that come back on the call's stream.
+pub(crate) const LENT_MEMBER: &str = "io.github.ladoga-rs.site";
+
+/// Where the relay gives a server's request the token of the call it came back on, in its
+/// `_meta`.
+pub(crate) const LENT_KEY: &str = "io.github.ladoga-rs/site";
+
+/// The sites lent to calls in flight to `with` servers, by token: under `legacy-spec` neva's
+/// client answers a server's request on a task of its own, outside the call that made it.
+#[cfg(feature = "legacy-spec")]
+static LENT: std::sync::LazyLock<Mutex<std::collections::HashMap<String, Site>>> =
+    std::sync::LazyLock::new(Mutex::default);
+
+/// A site lent to a call in flight, under its token, until dropped.
+#[cfg(feature = "legacy-spec")]
+pub(crate) struct Lent(String);
+
+#[cfg(feature = "legacy-spec")]
+impl Lent {
+    /// The token the site is lent under.
+    pub(crate) fn token(&self) -> &str {
+        &self.0
+    }
+}
+
+#[cfg(feature = "legacy-spec")]
+impl Drop for Lent {
+    fn drop(&mut self) {
+        lock(&LENT).remove(&self.0);
+    }
+}
+
+#[cfg(feature = "legacy-spec")]
+impl Site {
+    /// Lends this site to a call to a `with` server while it is in flight: a question the
+    /// server asks on the call's stream finds it by the token ([`lent`]).
+    pub(crate) fn lend(&self) -> Lent {
+        let token = uuid::Uuid::new_v4().simple().to_string();
+        lock(&LENT).insert(token.clone(), self.clone());
+        Lent(token)
+    }
+}
+
+/// The site lent under `token`, while its call is in flight.
+#[cfg(feature = "legacy-spec")]
+pub(crate) fn lent(token: &str) -> Option<Site> {
+    lock(&LENT).get(token).cloned()
+}
+
 /// `params` with the path of the run that asks: its message opens with it, and its `_meta`
 /// holds it as a list ([`PATH_KEY`]).
 pub(crate) fn tagged(params: ElicitRequestParams, path: &[String]) -> ElicitRequestParams {

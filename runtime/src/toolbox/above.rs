@@ -26,7 +26,9 @@ use crate::tree::Site;
 /// gives it to the client it makes.
 ///
 /// Under `legacy-spec` neva's client answers a server's requests on a task of its own, outside
-/// the call that made them: the question is declined.
+/// the call that made them: the relay [`LiveTools::connect_url`](crate::LiveTools::connect_url)
+/// puts in front of the server ties the question to the call whose stream it came back on. A
+/// client of your own has no such relay: its server's questions are declined.
 ///
 /// # Examples
 /// ```no_run
@@ -43,7 +45,8 @@ use crate::tree::Site;
 /// # }
 /// ```
 pub async fn elicit_above(params: ElicitRequestParams) -> ElicitResult {
-    let Some(site) = Site::current() else {
+    let (lent_to, params) = lent(params);
+    let Some(site) = Site::current().or(lent_to) else {
         tracing::info!(target: "ladoga", "a server's question outside a run that can ask its caller is declined");
         return ElicitResult::decline();
     };
@@ -123,4 +126,20 @@ pub async fn sample_above(
             Err(refused("the caller at the top did not sample"))
         }
     }
+}
+
+/// The site of the call a server's question came back on, under `legacy-spec`: the relay in
+/// front of the server wrote its token in the question's `_meta`, taken out here.
+fn lent(params: ElicitRequestParams) -> (Option<Site>, ElicitRequestParams) {
+    #[cfg(feature = "legacy-spec")]
+    if let ElicitRequestParams::Form(mut form) = params {
+        let token = (form.meta.as_mut())
+            .and_then(serde_json::Value::as_object_mut)
+            .and_then(|meta| meta.remove(crate::tree::LENT_KEY));
+        let site = token
+            .as_ref()
+            .and_then(|token| crate::tree::lent(token.as_str()?));
+        return (site, ElicitRequestParams::Form(form));
+    }
+    (None, params)
 }

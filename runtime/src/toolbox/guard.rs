@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use super::events::Events;
 use super::printable::printable;
+use crate::tree::LENT_KEY;
 
 /// The largest JSON body, or server-sent event, read to be checked.
 pub(crate) const MAX_MESSAGE: usize = 64 << 20;
@@ -36,6 +37,9 @@ pub(crate) struct Calls {
     asked: Vec<Value>,
     /// The ids answered, or told that the server answered another call.
     answered: Vec<Value>,
+    /// The token of the site the POST's call was made at, which the server's questions on its
+    /// stream are given (see [`tree`](crate::tree)'s `Site::lend`).
+    site: Option<String>,
 }
 
 /// What a response body is, as its `Content-Type` says.
@@ -68,7 +72,14 @@ impl Calls {
             server: server.into(),
             asked,
             answered: Vec::new(),
+            site: None,
         }
+    }
+
+    /// The requests of a POST whose call was made at the site lent under `site`.
+    pub(crate) fn at_site(mut self, site: Option<String>) -> Self {
+        self.site = site;
+        self
     }
 
     /// `message` as it may go on: a response to a request of the POST not answered yet, as it
@@ -92,6 +103,10 @@ impl Calls {
         let is_response = message.get("method").is_none()
             && (message.get("result").is_some() || message.get("error").is_some());
         let id = message.get("id").cloned().unwrap_or(Value::Null);
+        // The server's own request: a question is told which call's stream it came on.
+        if message.get("method").is_some() && !id.is_null() {
+            return Some(self.lent_to(message));
+        }
         // An error that names no request reaches no waiter: neva matches it to nothing.
         if !is_response || id.is_null() {
             return Some(message);
@@ -108,6 +123,22 @@ impl Calls {
         tracing::warn!(target: "ladoga", server = %self.server, %named, asked = %owed, "an MCP server answered a call with the answer to another call: dropped, and the call told so");
         self.answered.push(owed.clone());
         Some(answered_another(owed))
+    }
+
+    /// `request`, a request of the server's, with the token of the site of the POST's call in
+    /// its `_meta` when it is a question; a token the server wrote itself taken out.
+    fn lent_to(&self, mut request: Value) -> Value {
+        let asks = request["method"] == "elicitation/create";
+        if let Some(params) = request.get_mut("params").and_then(Value::as_object_mut) {
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.remove(LENT_KEY);
+                if let (true, Some(site)) = (asks, &self.site) {
+                    meta.insert(LENT_KEY.to_owned(), Value::from(site.as_str()));
+                }
+            }
+        }
+        request
     }
 
     /// The requests still owed an answer.
@@ -258,6 +289,23 @@ mod tests {
 
     fn calls(asked: &[Value]) -> Calls {
         Calls::new("http://127.0.0.1:1", asked.to_vec())
+    }
+
+    #[test]
+    fn a_servers_question_is_given_its_calls_site_and_only_that() {
+        let mut at_site = calls(&[json!(1)]).at_site(Some("ab12".to_owned()));
+        let forged = json!({"jsonrpc": "2.0", "id": 9, "method": "elicitation/create", "params": {
+            "message": "Seats?", "_meta": {LENT_KEY: "someone-elses"},
+        }});
+        let told = at_site.check(forged.clone()).expect("passed on");
+        assert_eq!(told["params"]["_meta"][LENT_KEY], "ab12");
+        let sampled = json!({"jsonrpc": "2.0", "id": 10, "method": "sampling/createMessage",
+            "params": {"_meta": {LENT_KEY: "someone-elses"}}});
+        let told = at_site.check(sampled).expect("passed on");
+        assert!(told["params"]["_meta"].get(LENT_KEY).is_none(), "{told}");
+        let mut nowhere = calls(&[json!(1)]);
+        let told = nowhere.check(forged).expect("passed on");
+        assert!(told["params"]["_meta"].get(LENT_KEY).is_none(), "{told}");
     }
 
     async fn through(calls: Calls, kind: Kind, chunks: &[&str]) -> String {

@@ -111,7 +111,11 @@ struct Inner {
     _subscription: Option<neva::client::Subscription>,
     /// The relay in front of a server reached by [`LiveTools::connect_url`], serving as long as
     /// the toolbox is.
-    _relay: Option<Relay>,
+    #[cfg_attr(
+        not(feature = "legacy-spec"),
+        allow(dead_code, reason = "kept serving; read under legacy-spec only")
+    )]
+    relay: Option<Relay>,
 }
 
 impl fmt::Debug for LiveTools {
@@ -185,8 +189,9 @@ impl LiveTools {
     /// asks is asked, the question tagged with the run's path, and an answer in a later round of
     /// the top call pauses the run and makes the call again then. Its sampling requests go the
     /// same way to the host of that person ([`sample_above`](crate::toolbox::sample_above)), whose
-    /// model makes the sample in a later round. Under `legacy-spec` the client declares neither,
-    /// as before.
+    /// model makes the sample in a later round. Under `legacy-spec` the server asks mid-call, on
+    /// the call's stream, and the relay (below) ties the question to the call it came back on;
+    /// the client declares no sampling there.
     ///
     /// # Each call gets its own answer
     ///
@@ -268,7 +273,6 @@ impl LiveTools {
         let (addr, endpoint) = split_url(url)?;
         let relay = relay_to(url, addr).await?;
         let to = relay.addr().to_string();
-        #[cfg_attr(feature = "legacy-spec", allow(unused_mut))]
         let mut client = Client::new().with_options(|opt| {
             options(opt.with_timeout(NO_CLIENT_BOUND)).with_http(|http| {
                 let http = http.bind(to).with_endpoint(endpoint);
@@ -279,13 +283,11 @@ impl LiveTools {
             })
         });
         // The server's questions go to the person at the top of the run whose call asks, and
-        // its sampling requests to that person's host.
+        // its sampling requests (MCP 2026-07-28, through its rounds) to that person's host.
+        client.map_elicitation(super::elicit_above);
         #[cfg(not(feature = "legacy-spec"))]
-        #[allow(deprecated)]
-        // sampling, kept in MCP 2026-07-28 for migration, through its rounds
-        client
-            .map_elicitation(super::elicit_above)
-            .map_sampling(super::sample_above);
+        #[allow(deprecated)] // sampling, kept in MCP 2026-07-28 for migration
+        client.map_sampling(super::sample_above);
         let connecting = Self::connect_relayed(client, offer, Some(relay));
         tokio::time::timeout(LISTING_TIMEOUT, connecting)
             .await
@@ -334,7 +336,7 @@ impl LiveTools {
             listed: tokio::sync::Mutex::new(None),
             #[cfg(not(feature = "legacy-spec"))]
             _subscription: subscription,
-            _relay: relay,
+            relay,
         });
         let _ = this.set(Arc::downgrade(&inner));
         Ok(Self { inner })
@@ -486,9 +488,26 @@ impl Toolbox for LiveTools {
         // What the run has left goes with the call, and the trace it is made in; what the
         // server's run spent counts here.
         let (left, trace) = (cost::purse::left(), crate::trace::current());
-        if left.is_some() || trace.is_some() {
+        // Under `legacy-spec` the server's questions come outside the call: its site is lent to
+        // them, through the relay (which takes the token out), when there is one.
+        #[cfg(feature = "legacy-spec")]
+        let lent = (crate::tree::Site::current())
+            .filter(|_| self.inner.relay.is_some())
+            .map(|site| site.lend());
+        #[cfg(feature = "legacy-spec")]
+        let lent_member =
+            (lent.as_ref()).map(|lent| format!("{}={}", crate::tree::LENT_MEMBER, lent.token()));
+        #[cfg(not(feature = "legacy-spec"))]
+        let lent_member: Option<String> = None;
+        if left.is_some() || trace.is_some() || lent_member.is_some() {
             let mut meta = RequestParamsMeta::default();
             meta.baggage = left.map(|left| cost::with_budget(None, left));
+            if let Some(member) = lent_member {
+                meta.baggage = Some(match meta.baggage.take() {
+                    Some(baggage) => format!("{baggage},{member}"),
+                    None => member,
+                });
+            }
             if let Some(trace) = trace {
                 meta.traceparent = Some(trace.parent);
                 meta.tracestate = trace.state;

@@ -18,6 +18,13 @@
 //!
 //! A `GET` (the session's own stream, under `legacy-spec`) answers no POST: a response in it is
 //! dropped, unless it resumes a POST's stream (`Last-Event-ID`), which is passed on as it is.
+//!
+//! It also gives a server its session id back as the server wrote it (neva's client sends it
+//! back as a hyphenated UUID, which the Python SDK 1.x does not find), and, under `legacy-spec`,
+//! ties a server's question to the call whose stream it came back on: the call's baggage names
+//! its site ([`LENT_MEMBER`](crate::tree::LENT_MEMBER)), taken out before the server sees it, and
+//! the question's `_meta` is given it ([`LENT_KEY`](crate::tree::LENT_KEY)); a token the server
+//! wrote itself is taken out.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -95,12 +102,19 @@ impl Relay {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let client = reqwest::Client::new();
+        let sessions = Sessions::default();
         let serving = tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
-                let (client, origin) = (client.clone(), origin.clone());
+                let (client, origin, sessions) = (client.clone(), origin.clone(), sessions.clone());
                 let service = hyper::service::service_fn(move |request| {
                     let (client, origin) = (client.clone(), origin.clone());
-                    async move { Ok::<_, Infallible>(relay(&client, &origin, older, request).await) }
+                    let to = To {
+                        client,
+                        origin,
+                        older,
+                        sessions: sessions.clone(),
+                    };
+                    async move { Ok::<_, Infallible>(relay(&to, request).await) }
                 });
                 tokio::spawn(async move {
                     let _ = hyper::server::conn::http1::Builder::new()
@@ -124,16 +138,63 @@ impl Drop for Relay {
     }
 }
 
-/// `request`, sent on to the same path at `origin`: the server's response, each answer in it
-/// checked against the requests it answers, and, for a server of the `older` generation, an id
-/// given to an error that names none.
-async fn relay(
-    client: &reqwest::Client,
-    origin: &str,
+/// Where the relay sends what it takes, and what it knows of the server there.
+struct To {
+    client: reqwest::Client,
+    /// The server's origin, `http://HOST:PORT`.
+    origin: String,
+    /// Whether the server is of the older generation.
     older: bool,
-    request: Request<Incoming>,
-) -> Response<Body> {
-    let (parts, body) = request.into_parts();
+    sessions: Sessions,
+}
+
+/// The session ids a server gave, as it wrote them. neva 0.9's client reads a session id as a
+/// UUID and sends it back hyphenated, and a server that wrote it otherwise (the Python SDK 1.x:
+/// 32 hex digits) would not find its session: the relay gives it back as the server wrote it.
+#[derive(Clone, Default)]
+struct Sessions(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Sessions {
+    /// Notes `id`, a session id the server gave.
+    fn given(&self, id: &str) {
+        let mut given = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !given.iter().any(|known| known == id) {
+            given.push(id.to_owned());
+        }
+    }
+
+    /// `id`, a session id the client sent, as the server gave it: the same UUID written as the
+    /// server wrote it, if it gave one; none otherwise.
+    fn as_given(&self, id: &str) -> Option<String> {
+        let plain = |id: &str| id.replace('-', "").to_ascii_lowercase();
+        let given = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        (given.iter())
+            .find(|known| known.as_str() != id && plain(known) == plain(id))
+            .cloned()
+    }
+}
+
+/// The header that names an MCP session.
+const SESSION: &str = "mcp-session-id";
+
+/// `request`, sent on to the same path at the server's origin: the server's response, each
+/// answer in it checked against the requests it answers, and, for a server of the older
+/// generation, an id given to an error that names none.
+async fn relay(to: &To, request: Request<Incoming>) -> Response<Body> {
+    let (client, origin, older) = (&to.client, to.origin.as_str(), to.older);
+    let (mut parts, body) = request.into_parts();
+    if let Some(given) = (parts.headers.get(SESSION))
+        .and_then(|id| to.sessions.as_given(id.to_str().ok()?))
+        .and_then(|given| header::HeaderValue::from_str(&given).ok())
+    {
+        parts.headers.insert(SESSION, given);
+    }
     let path = parts.uri.path_and_query().map_or("/", |path| path.as_str());
     let target = format!("{origin}{path}");
     let body = match Limited::new(body, MAX_BODY).collect().await {
@@ -141,10 +202,15 @@ async fn relay(
         Err(_) => return own(StatusCode::PAYLOAD_TOO_LARGE),
     };
     let ids = request_ids(&body);
+    // The site a call was made at, if it carries one: taken out, the server never sees it.
+    let (body, site) = match lent_site(&body) {
+        Some((stripped, site)) => (Bytes::from(stripped), Some(site)),
+        None => (body, None),
+    };
     let calls = match parts.method {
         // A resumed stream replays a POST's; the relay does not know which.
         hyper::Method::GET if parts.headers.contains_key("last-event-id") => None,
-        _ => Some(Calls::new(origin, ids.clone())),
+        _ => Some(Calls::new(origin, ids.clone()).at_site(site)),
     };
     let discovering = older && is_discover(&body);
     let mut sent = client.request(parts.method, target).body(body);
@@ -161,6 +227,13 @@ async fn relay(
         }
     };
     let status = answer.status();
+    if let Some(id) = answer
+        .headers()
+        .get(SESSION)
+        .and_then(|id| id.to_str().ok())
+    {
+        to.sessions.given(id);
+    }
     let mut headers = passed_on(answer.headers());
     let kind = Kind::of(
         answer
@@ -225,6 +298,27 @@ fn is_discover(body: &[u8]) -> bool {
 #[cfg(feature = "legacy-spec")]
 fn is_discover(_body: &[u8]) -> bool {
     false
+}
+
+/// `body`, a request whose baggage names the site its call was made at
+/// ([`LENT_MEMBER`](crate::tree::LENT_MEMBER)), without that member, and the site's token; none
+/// for any other body.
+fn lent_site(body: &[u8]) -> Option<(Vec<u8>, String)> {
+    let mut message = serde_json::from_slice::<Value>(body).ok()?;
+    let meta = message
+        .get_mut("params")?
+        .get_mut("_meta")?
+        .as_object_mut()?;
+    let baggage = meta.get("baggage")?.as_str()?.to_owned();
+    let prefix = format!("{}=", crate::tree::LENT_MEMBER);
+    let (lent, kept): (Vec<&str>, Vec<&str>) =
+        (baggage.split(',')).partition(|member| member.trim().starts_with(&prefix));
+    let site = lent.first()?.trim().strip_prefix(&prefix)?.to_owned();
+    match kept.is_empty() {
+        true => meta.remove("baggage"),
+        false => meta.insert("baggage".to_owned(), Value::from(kept.join(","))),
+    };
+    Some((serde_json::to_vec(&message).ok()?, site))
 }
 
 /// The JSON-RPC message of a response body: the body itself, or its first server-sent event's.
@@ -304,6 +398,45 @@ fn own(status: StatusCode) -> Response<Body> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_session_id_comes_back_to_the_server_as_it_wrote_it() {
+        let sessions = Sessions::default();
+        sessions.given("6f1c2a9e4b7d4e0f9a3c5b2d1e8f7a6b");
+        assert_eq!(
+            sessions
+                .as_given("6f1c2a9e-4b7d-4e0f-9a3c-5b2d1e8f7a6b")
+                .as_deref(),
+            Some("6f1c2a9e4b7d4e0f9a3c5b2d1e8f7a6b")
+        );
+        assert_eq!(sessions.as_given("6f1c2a9e4b7d4e0f9a3c5b2d1e8f7a6b"), None);
+        assert_eq!(
+            sessions.as_given("0f1c2a9e-4b7d-4e0f-9a3c-5b2d1e8f7a6b"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_calls_site_is_taken_out_of_its_baggage_and_nothing_else() {
+        let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "book",
+            "_meta": {"baggage": "io.github.ladoga-rs.budget=0.5,io.github.ladoga-rs.site=ab12"},
+        }});
+        let (body, site) = lent_site(call.to_string().as_bytes()).expect("a site");
+        assert_eq!(site, "ab12");
+        let sent: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            sent["params"]["_meta"]["baggage"],
+            "io.github.ladoga-rs.budget=0.5"
+        );
+        let alone = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+            "_meta": {"baggage": "io.github.ladoga-rs.site=cd34"},
+        }});
+        let (body, _) = lent_site(alone.to_string().as_bytes()).expect("a site");
+        let sent: Value = serde_json::from_slice(&body).unwrap();
+        assert!(sent["params"]["_meta"].get("baggage").is_none(), "{sent}");
+        assert!(lent_site(br#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#).is_none());
+    }
 
     #[test]
     fn an_error_that_names_no_request_is_given_the_requests_id() {
