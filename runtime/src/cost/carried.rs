@@ -73,21 +73,18 @@ fn with_member(baggage: Option<&str>, name: &str, value: &str) -> String {
 /// the call runs in a span that is a child of the caller's ([`trace`](crate::trace)).
 pub(crate) async fn carried_in(mut ctx: MwContext, next: Next) -> Response {
     let mut traced = None;
-    // The request's own id, not the path neva makes of it with the session's.
-    let id = match &ctx.msg {
-        Message::Request(request) => match &request.id {
-            RequestId::Slice(path) => path.last().map(ToString::to_string),
-            RequestId::Null => None,
-            id => Some(id.to_string()),
-        },
-        _ => None,
-    };
     if let Message::Request(request) = &mut ctx.msg
         && let Some(params) = request.params.as_mut()
     {
         let meta = params.get("_meta");
         if let Some(traceparent) = meta.and_then(|meta| meta.get("traceparent")?.as_str()) {
             let tracestate = meta.and_then(|meta| meta.get("tracestate")?.as_str());
+            // The request's own id, not the path neva makes of it with the session's.
+            let id = match &request.id {
+                RequestId::Slice(path) => path.last().map(ToString::to_string),
+                RequestId::Null => None,
+                id => Some(id.to_string()),
+            };
             let names = CallNames {
                 tool: params
                     .get("name")

@@ -275,12 +275,13 @@ where
         }));
         // The tree, in a durable run: what paused below is recorded with the turn's results.
         let below = tree.as_ref().zip(self.journaled_below());
-        let ran = async move {
-            let mut results = ran.await;
-            if let Some((tree, journaled)) = below {
+        let ran = match below {
+            Some((tree, journaled)) => Either::Left(async move {
+                let mut results = ran.await;
                 results.extend(journaled.recorded(tree).await);
-            }
-            results
+                results
+            }),
+            None => Either::Right(ran),
         };
         let ran = run.usage.scope(ran);
         let mut results = match self.journals_inbox() {
