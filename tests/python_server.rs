@@ -140,6 +140,21 @@ async fn travel(task: String) -> String {
     task
 }
 
+/// The model of `plan_trip` and `travel`: `plan_trip` hands `task` to `travel`, which calls the
+/// booking server's `tool` for Oslo; each then answers with what it heard.
+fn trip_model(task: &'static str, tool: &'static str) -> ScriptedModel {
+    ScriptedModel::from_fn(move |seen| {
+        let heard: Vec<String> = (seen.tool_results().into_iter())
+            .map(|(_, told)| told)
+            .collect();
+        match (seen.system().unwrap_or_default(), heard.is_empty()) {
+            ("trip", true) => Reply::call("travel", json!({ "task": task })),
+            ("travel", true) => Reply::call(tool, json!({"city": "Oslo"})),
+            (system, _) => Reply::text(format!("{system}: {}", heard.join(" | "))),
+        }
+    })
+}
+
 /// A server whose tool samples its client's model (`eliciting_server.py`'s `brief`, MCP
 /// 2026-07-28), offered to `travel`, which `plan_trip` calls in process: the sampling request goes
 /// to the host at the top (`toolbox::sample_above`), its model makes the sample in a later round
@@ -156,16 +171,7 @@ async fn a_with_servers_sampling_request_is_made_by_the_host_at_the_top() {
     let tools = LiveTools::connect_url(&url, |opt| opt, |tools| tools.with_prefix("py_"))
         .await
         .expect("connects to the Python server");
-    let script = ScriptedModel::from_fn(|seen| {
-        let heard: Vec<String> = (seen.tool_results().into_iter())
-            .map(|(_, told)| told)
-            .collect();
-        match (seen.system().unwrap_or_default(), heard.is_empty()) {
-            ("trip", true) => Reply::call("travel", json!({"task": "Brief me on Oslo"})),
-            ("travel", true) => Reply::call("py_brief", json!({"city": "Oslo"})),
-            (system, _) => Reply::text(format!("{system}: {}", heard.join(" | "))),
-        }
-    });
+    let script = trip_model("Brief me on Oslo", "py_brief");
     let model = script.serve().await.expect("serves");
     let host = ScriptedModel::from_fn(|seen| {
         let asked = seen.last_user_text().unwrap_or_default();
@@ -233,18 +239,7 @@ async fn a_with_servers_question_is_answered_by_the_person_at_the_top() {
         let tools = LiveTools::connect_url(&url, |opt| opt, |tools| tools.with_prefix("py_"))
             .await
             .expect("connects to the Python server");
-        let script = ScriptedModel::from_fn(|seen| {
-            let heard: Vec<String> = seen
-                .tool_results()
-                .into_iter()
-                .map(|(_, told)| told)
-                .collect();
-            match (seen.system().unwrap_or_default(), heard.is_empty()) {
-                ("trip", true) => Reply::call("travel", json!({"task": "Book Oslo"})),
-                ("travel", true) => Reply::call("py_book", json!({"city": "Oslo"})),
-                (system, _) => Reply::text(format!("{system}: {}", heard.join(" | "))),
-            }
-        });
+        let script = trip_model("Book Oslo", "py_book");
         let model = script.serve().await.expect("serves");
         let server =
             Server::start(App::new().add_singleton(model.model()).add_singleton(tools)).await;

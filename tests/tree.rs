@@ -553,16 +553,6 @@ async fn a_question_asked_below_a_task_is_the_tasks_and_tasks_update_answers_it(
     let server = Server::start(ladoga::TaskProgress::new().serve(app)).await;
     let addr = server.addr;
     let (cleared, listed) = counts();
-    let until = |id: String, status: &'static str| async move {
-        for _ in 0..100 {
-            let got = request(addr, "", "tasks/get", json!({"taskId": id})).await;
-            if got["result"]["status"] == status {
-                return got["result"].clone();
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        panic!("the task {id} never turned {status}");
-    };
 
     let params = json!({"name": "plan_as_task", "arguments": {"task": "Plan my week"}, "task": {}});
     let started = request(addr, "", "tools/call", params).await;
@@ -570,7 +560,7 @@ async fn a_question_asked_below_a_task_is_the_tasks_and_tasks_update_answers_it(
         .as_str()
         .expect("an id")
         .to_owned();
-    let waiting = until(id.clone(), "input_required").await;
+    let waiting = task_at(addr, &id, &["input_required"]).await;
     let requests = waiting["inputRequests"].as_object().expect("the questions");
     assert_eq!(requests.len(), 1, "{waiting}");
     let (key, asked) = requests.iter().next().expect("one");
@@ -588,7 +578,7 @@ async fn a_question_asked_below_a_task_is_the_tasks_and_tasks_update_answers_it(
     )
     .await;
     assert!(updated.get("error").is_none(), "{updated}");
-    let done = until(id, "completed").await;
+    let done = task_at(addr, &id, &["completed"]).await;
 
     assert_eq!(
         done["result"]["content"][0]["text"],
@@ -598,6 +588,24 @@ async fn a_question_asked_below_a_task_is_the_tasks_and_tasks_update_answers_it(
     assert_eq!(counts(), (cleared + 1, listed + 1), "each call ran once");
     assert_eq!(requests_of(&script), (2, 2), "each request was sent once");
     server.stop().await;
+}
+
+/// `tasks/get` of the task `id` at `addr` every 100 ms until its status is one of `statuses`
+/// (for at most 60 s): the task then.
+#[cfg(not(feature = "legacy-spec"))]
+async fn task_at(addr: std::net::SocketAddr, id: &str, statuses: &[&str]) -> Value {
+    let mut got = Value::Null;
+    for _ in 0..600 {
+        got = common::rounds::request(addr, "", "tasks/get", json!({"taskId": id})).await;
+        if statuses
+            .iter()
+            .any(|status| got["result"]["status"] == *status)
+        {
+            return got["result"].clone();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the task {id} never turned {statuses:?}: {got}");
 }
 
 /// The requests `plan` and `research` were sent.
@@ -701,17 +709,6 @@ async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
     let made = || std::fs::read_to_string(&calls).unwrap_or_default();
     let (http, endpoint) = (common::free_addr(), common::free_addr());
     let replica = Replica::start(http, endpoint, &restate, &model.url(), &calls).await;
-    let asking = |id: String| async move {
-        let mut got = Value::Null;
-        for _ in 0..600 {
-            got = request(http, "", "tasks/get", json!({"taskId": id})).await;
-            if got["result"]["status"] == "input_required" {
-                return got["result"].clone();
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
-        panic!("the task never asked: {got}");
-    };
 
     let params = json!({"name": "plan_durably", "arguments": {"task": "Plan my week"}, "task": {}});
     let started = request(http, "", "tools/call", params).await;
@@ -719,7 +716,7 @@ async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
         .as_str()
         .unwrap_or_else(|| panic!("a task: {started}"))
         .to_owned();
-    let waiting = asking(id.clone()).await;
+    let waiting = task_at(http, &id, &["input_required"]).await;
     let requests = waiting["inputRequests"].as_object().expect("the questions");
     assert_eq!(requests.len(), 1, "{waiting}");
     let (key, asked) = requests.iter().next().expect("one");
@@ -739,7 +736,7 @@ async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
     let replica = Replica::start(http, endpoint, &restate, &model.url(), &calls).await;
     // Replayed: the same question waits, under the same key.
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-    let again = asking(id.clone()).await;
+    let again = task_at(http, &id, &["input_required"]).await;
     let keys: Vec<&String> = again["inputRequests"]
         .as_object()
         .expect("asked")
@@ -751,15 +748,7 @@ async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
     let update = json!({"taskId": id, "inputResponses": answers});
     let updated = request(http, "", "tasks/update", update).await;
     assert!(updated.get("error").is_none(), "{updated}");
-    let mut done = Value::Null;
-    for _ in 0..600 {
-        let got = request(http, "", "tasks/get", json!({"taskId": id})).await;
-        if got["result"]["status"] != "working" && got["result"]["status"] != "input_required" {
-            done = got["result"].clone();
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let done = task_at(http, &id, &["completed", "failed", "cancelled"]).await;
 
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(
