@@ -114,7 +114,12 @@ static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(())
 /// `list_tasks` beside it) and then answers with what it heard; `research` clears the board;
 /// `inquire` asks which day; `deep` calls `research`.
 fn model(first: &'static str) -> ScriptedModel {
-    ScriptedModel::from_fn(move |seen: &SeenRequest| {
+    ScriptedModel::from_fn(move |seen: &SeenRequest| reply(first, seen))
+}
+
+/// What [`model`] answers `seen`.
+fn reply(first: &'static str, seen: &SeenRequest) -> Reply {
+    {
         let heard = seen.tool_results();
         let said = |prefix: &str| {
             let results: Vec<String> = heard.iter().map(|(_, result)| result.clone()).collect();
@@ -141,7 +146,7 @@ fn model(first: &'static str) -> ScriptedModel {
             ("sampled", false) => said("sampled"),
             (other, _) => Reply::text(format!("unexpected run {other}")),
         }
-    })
+    }
 }
 
 /// The requests each run's model was sent, by system prompt.
@@ -694,7 +699,9 @@ impl Drop for Replica {
 /// task's, tagged with its path; the replica is killed while it waits, and the run replayed on the
 /// replica started again still waits on it, with the paused `research` kept in the journal
 /// (the store is the replica's own memory, gone with it). Answered with `tasks/update`, the
-/// runs go on: the person was asked once, and no call or model request was made twice.
+/// runs go on: the person was asked once, and no call was made twice. The replica is killed
+/// again while the top model writes the answer: `research`'s report, kept in the journal with the
+/// turn's calls, is still nested in the top report, and only the cut request is sent again.
 #[cfg(not(feature = "legacy-spec"))]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
@@ -702,7 +709,15 @@ async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
     use common::rounds::request;
 
     let restate = common::restate::Restate::start().await;
-    let script = model("research");
+    // The top model takes three seconds to write the answer: long enough to kill the replica.
+    let script = ScriptedModel::from_fn(|seen: &SeenRequest| {
+        let writes = seen.system() == Some("plan") && !seen.tool_results().is_empty();
+        let reply = reply("research", seen);
+        match writes {
+            true => reply.after(std::time::Duration::from_secs(3)),
+            false => reply,
+        }
+    });
     let model = script.serve().await.expect("serves");
     let calls = std::env::temp_dir().join(format!("ladoga-tree-durable-{}", std::process::id()));
     let _ = std::fs::remove_file(&calls);
@@ -748,6 +763,16 @@ async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
     let update = json!({"taskId": id, "inputResponses": answers});
     let updated = request(http, "", "tasks/update", update).await;
     assert!(updated.get("error").is_none(), "{updated}");
+    // `research` ended; the top model writes the answer: killed meanwhile.
+    for _ in 0..300 {
+        if requests_of(&script).0 == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(requests_of(&script), (2, 2), "{:?}", made());
+    drop(replica);
+    let replica = Replica::start(http, endpoint, &restate, &model.url(), &calls).await;
     let done = task_at(http, &id, &["completed", "failed", "cancelled"]).await;
 
     assert_eq!(done["status"], "completed", "{done}");
@@ -764,8 +789,13 @@ async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
         ["clear_board", "list_tasks"],
         "each call ran once"
     );
-    assert_eq!(requests_of(&script), (2, 2), "each request was sent once");
+    assert_eq!(
+        requests_of(&script),
+        (3, 2),
+        "each request was sent once, but the top one cut by the kill"
+    );
     let report = &done["result"]["content"][0]["_meta"][REPORT_KEY];
+    assert_eq!(report["runs"].as_array().map(Vec::len), Some(1), "{report}");
     assert_eq!(report["runs"][0]["tool"], "research", "{report}");
     assert_eq!(
         report["runs"][0]["report"]["approvals"][0]["decision"], "approved",

@@ -71,14 +71,16 @@ pub(crate) trait Top: Send + Sync {
 /// in place once the step is recorded (a durable promise, which a replay waits on again), then
 /// makes the paused calls again, and the runs below find their answers.
 pub(crate) trait Journaled: Send + Sync {
-    /// What the calls of `turn` that paused leave, as results under reserved ids for the turn's
-    /// step to record: the questions asked below them, and the state of the runs that paused.
+    /// What the calls of `turn` left, as results under reserved ids for the turn's step to
+    /// record: the questions asked below them, the state of the runs that paused, and the
+    /// reports of those that ended.
     fn recorded<'a>(&'a self, turn: &'a Turn) -> BoxFuture<'a, Vec<ToolResult>>;
 
     /// Takes what [`Self::recorded`] left out of a turn's `results`, recorded or read back from
     /// the journal: puts the paused runs back where the calls made again find them, asks the
-    /// questions and files their answers. The ids of the calls that paused.
-    fn answered<'a>(&'a self, results: &'a mut Vec<ToolResult>) -> BoxFuture<'a, Vec<String>>;
+    /// questions and files their answers. The calls that paused, and the reports of the runs
+    /// below that ended.
+    fn answered<'a>(&'a self, results: &'a mut Vec<ToolResult>) -> BoxFuture<'a, Heard>;
 }
 
 /// A run's place in the tree: who is at its top, and the agents from there down to it.
@@ -172,6 +174,18 @@ impl Turn {
             .iter()
             .map(|call| (call.clone(), run(call)))
             .collect()
+    }
+
+    /// The reports of the runs below that ended so far, with the call each answered.
+    #[cfg_attr(
+        any(feature = "legacy-spec", not(feature = "restate")),
+        expect(
+            dead_code,
+            reason = "a durable task's, which asks below it under MCP 2026-07-28"
+        )
+    )]
+    pub(crate) fn reports(&self) -> Vec<(String, Value)> {
+        lock(&self.reports).clone()
     }
 
     /// What the turn's calls did, once they all answered.

@@ -100,6 +100,21 @@ impl Balancer {
     pub fn url(&self) -> String {
         format!("http://{}/mcp", self.addr)
     }
+
+    /// What nginx logged at `warn` and above so far: why it answered a request itself (a `502`,
+    /// say), for a run that failed.
+    #[allow(dead_code)] // the load harness only
+    pub fn logged(&self) -> Vec<String> {
+        let log = std::fs::read_to_string(self.dir.join("error.log")).unwrap_or_default();
+        log.lines()
+            .filter(|line| {
+                ["[warn]", "[error]", "[crit]"]
+                    .iter()
+                    .any(|level| line.contains(level))
+            })
+            .map(str::to_owned)
+            .collect()
+    }
 }
 
 impl Drop for Balancer {

@@ -297,6 +297,8 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
     // Every board has exited and been waited for, nginx not yet: the children counted are the
     // boards.
     let board_cpu = children_cpu()?;
+    // What nginx logged, read before it stops, which removes its log.
+    let nginx_logged = balancer.as_ref().map(balancer::Balancer::logged);
     drop(balancer);
     drop(redis);
     for suffix in ["", "-wal", "-shm"] {
@@ -388,6 +390,10 @@ async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
     }
     if !outcome.errors.is_empty() || outcome.wrong > 0 || latencies.count() == 0 {
         println!("FAILED: every call must be answered correctly");
+        // Why nginx answered a call itself, when it did.
+        for line in nginx_logged.iter().flatten().take(10) {
+            println!("  nginx: {line}");
+        }
         ok = false;
     }
     if grew {

@@ -24,7 +24,7 @@ use svir::ToolResult;
 
 use super::approval::Approver;
 use crate::store::{PAUSED_RUN_TTL, Runs};
-use crate::tree::{Journaled, Top, Turn, waiting};
+use crate::tree::{Heard, Journaled, Top, Turn, waiting};
 
 /// The reserved call id of a durable turn's result that names a call that paused.
 const PAUSED: &str = "ladoga/below-paused/";
@@ -34,6 +34,10 @@ const KEPT: &str = "ladoga/below-kept/";
 
 /// The reserved call id of a durable turn's result that holds a question asked below.
 const ASKED: &str = "ladoga/below-asked/";
+
+/// The reserved call id of a durable turn's result that holds the report of a run below that
+/// ended, after the id of the call it answered.
+const REPORT: &str = "ladoga/below-report/";
 
 /// The top of the tree a durable task's run is: its caller, asked through the task.
 pub(crate) struct DurableTop {
@@ -123,6 +127,12 @@ impl Journaled for DurableTop {
                     }
                 }
             }
+            for (call, report) in turn.reports() {
+                left.push(ToolResult::new(
+                    format!("{REPORT}{call}"),
+                    report.to_string(),
+                ));
+            }
             let asked = std::mem::take(&mut *lock(&self.asked));
             for (number, question) in asked.iter().enumerate() {
                 let question = serde_json::to_string(question).unwrap_or_default();
@@ -132,13 +142,17 @@ impl Journaled for DurableTop {
         })
     }
 
-    fn answered<'a>(&'a self, results: &'a mut Vec<ToolResult>) -> BoxFuture<'a, Vec<String>> {
+    fn answered<'a>(&'a self, results: &'a mut Vec<ToolResult>) -> BoxFuture<'a, Heard> {
         Box::pin(async move {
             let (mut paused, mut kept, mut asked) = (Vec::new(), Vec::new(), Vec::new());
+            let mut reports = Vec::new();
             results.retain(|result| {
                 let id = &result.call_id;
                 if let Some(call) = id.strip_prefix(PAUSED) {
                     paused.push(call.to_owned());
+                } else if let Some(call) = id.strip_prefix(REPORT) {
+                    let report = serde_json::from_str(&result.content).unwrap_or_default();
+                    reports.push((call.to_owned(), report));
                 } else if let Some(run) = id.strip_prefix(KEPT) {
                     kept.push((run.to_owned(), result.content.clone()));
                 } else if id.starts_with(ASKED) {
@@ -164,7 +178,7 @@ impl Journaled for DurableTop {
                 let answer = self.ask(&question).await;
                 lock(&self.answers).insert(question.key, answer);
             }
-            paused
+            Heard { paused, reports }
         })
     }
 }

@@ -22,7 +22,7 @@ use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration, Screen};
 use crate::schema::{SchemaProfile, absent_nulls};
 use crate::store::{self, Ran};
-use crate::tree::{Journaled, Turn};
+use crate::tree::{Heard, Journaled, Turn};
 use crate::usage::SharedUsage;
 
 impl<M, T> Orchestration<'_, M, T>
@@ -313,12 +313,17 @@ where
                 }
             }));
         }
-        let heard = match tree {
-            Some(tree) => self.heard(tree, calls, run),
+        // A durable run's calls that paused, and the runs below that ended, are the recorded
+        // ones: a replay made none.
+        let heard = match (paused_below, tree) {
+            (Some(recorded), _) => Some(recorded),
+            (None, Some(tree)) => Some(tree.heard()),
+            (None, None) => None,
+        };
+        let paused = match heard {
+            Some(heard) => self.nest(heard, calls, run),
             None => Vec::new(),
         };
-        // A durable run's calls that paused are the recorded ones: a replay made none.
-        let paused = paused_below.unwrap_or(heard);
         let mut searched = self.search(calls, refused, run).into_iter(); // tool search
         let max = self.settings.limits.max_result;
         let results = calls.iter().map(|call| {
@@ -343,10 +348,9 @@ where
         self.seams.above.as_ref()?.top.journaled()
     }
 
-    /// The tree: keeps the reports of the runs `tree`'s calls started, and answers which calls
-    /// paused.
-    fn heard(&self, tree: &Turn, calls: &[ToolCall], run: &mut Run) -> Vec<String> {
-        let heard = tree.heard();
+    /// The tree: keeps the reports of the runs the turn's calls started that ended, and answers
+    /// which calls paused.
+    fn nest(&self, heard: Heard, calls: &[ToolCall], run: &mut Run) -> Vec<String> {
         for (id, report) in heard.reports {
             let tool = calls.iter().find(|call| call.id == id);
             run.runs.push(NestedRun {
