@@ -18,7 +18,7 @@ use base64::engine::general_purpose::STANDARD;
 use futures_util::future::BoxFuture;
 use neva::Context;
 use neva::error::Error;
-use neva::types::elicitation::{ElicitRequestParams, ElicitResult, ElicitationAction};
+use neva::types::elicitation::{ElicitRequestParams, ElicitResult};
 use serde::{Deserialize, Serialize};
 use svir::ToolResult;
 
@@ -174,6 +174,12 @@ impl Journaled for DurableTop {
                     tracing::warn!(target: "ladoga", %error, "a paused run below could not be put back");
                 }
             }
+            // A call made again only finds an answer if a question was asked: without one, the
+            // calls that paused end with what they answered, rather than pause again for ever.
+            if asked.is_empty() && !paused.is_empty() {
+                tracing::warn!(target: "ladoga", "calls paused below a durable run with no question asked: they end as they are");
+                paused.clear();
+            }
             for question in asked {
                 let answer = self.ask(&question).await;
                 lock(&self.answers).insert(question.key, answer);
@@ -195,11 +201,7 @@ impl DurableTop {
         let answer = self.approver.ask_form(&question.key, message, params).await;
         answer
             .and_then(|answer| serde_json::from_value(answer).ok())
-            .unwrap_or(ElicitResult {
-                action: ElicitationAction::Cancel,
-                content: None,
-                meta: None,
-            })
+            .unwrap_or_else(ElicitResult::cancel)
     }
 }
 

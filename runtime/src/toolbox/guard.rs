@@ -128,14 +128,20 @@ impl Calls {
     /// `request`, a request of the server's, with the token of the site of the POST's call in
     /// its `_meta` when it is a question; a token the server wrote itself taken out.
     fn lent_to(&self, mut request: Value) -> Value {
-        let asks = request["method"] == "elicitation/create";
-        if let Some(params) = request.get_mut("params").and_then(Value::as_object_mut) {
-            let meta = params.entry("_meta").or_insert_with(|| json!({}));
-            if let Some(meta) = meta.as_object_mut() {
-                meta.remove(LENT_KEY);
-                if let (true, Some(site)) = (asks, &self.site) {
-                    meta.insert(LENT_KEY.to_owned(), Value::from(site.as_str()));
+        let site = (self.site.as_deref()).filter(|_| request["method"] == "elicitation/create");
+        let Some(params) = request.get_mut("params").and_then(Value::as_object_mut) else {
+            return request;
+        };
+        match site {
+            Some(site) => {
+                let meta = params.entry("_meta").or_insert_with(|| json!({}));
+                if let Some(meta) = meta.as_object_mut() {
+                    meta.insert(LENT_KEY.to_owned(), Value::from(site));
                 }
+            }
+            None => {
+                let meta = params.get_mut("_meta").and_then(Value::as_object_mut);
+                meta.map(|meta| meta.remove(LENT_KEY));
             }
         }
         request

@@ -155,13 +155,16 @@ struct To {
 struct Sessions(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
 
 impl Sessions {
-    /// Notes `id`, a session id the server gave.
+    /// Notes `id`, a session id the server gave: the last [`SESSIONS_KEPT`] are kept.
     fn given(&self, id: &str) {
         let mut given = self
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if !given.iter().any(|known| known == id) {
+            if given.len() == SESSIONS_KEPT {
+                given.remove(0);
+            }
             given.push(id.to_owned());
         }
     }
@@ -179,6 +182,9 @@ impl Sessions {
             .cloned()
     }
 }
+
+/// How many of a server's session ids a relay keeps: one client holds one session at a time.
+const SESSIONS_KEPT: usize = 16;
 
 /// The header that names an MCP session.
 const SESSION: &str = "mcp-session-id";
