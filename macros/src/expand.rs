@@ -98,6 +98,14 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
                 #private::with(__ladoga_orchestrator, #resolve(&__ladoga_ctx)?);
         }
     });
+    // Each guard is resolved like a toolbox, the call spanned on its type.
+    let guard = args.guard.iter().map(|ty| {
+        let resolve = quote_spanned! { ty.span() => #private::guard::<#ty> };
+        quote! {
+            let __ladoga_orchestrator =
+                #private::guarded(__ladoga_orchestrator, #resolve(&__ladoga_ctx)?);
+        }
+    });
     // The summaries' model is resolved like the model, the call spanned on its type.
     let compact_model = args.compact_model.as_ref().map(|ty| {
         let resolve = quote_spanned! { ty.span() => #private::compact_model::<#ty> };
@@ -146,6 +154,7 @@ fn handler(function: &ItemFn, args: &Args, signature: &Signature) -> TokenStream
             .steer(__ladoga_steer)
             .progress(__ladoga_progress);
         #(#with)*
+        #(#guard)*
         #compact_model
         #durable
         let __ladoga_brief = #brief;

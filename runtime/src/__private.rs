@@ -109,6 +109,34 @@ where
     Ok(Toolbox(Source::new(std::any::type_name::<T>(), toolbox)))
 }
 
+/// The guard of type `G` the server registered (`App::add_singleton`), for `guard = [G]`; a
+/// clear tool error when there is none. Returns a concrete type, so a `G` that is no guard is
+/// one error, at `G`.
+pub fn guard<G>(ctx: &Context) -> Result<GuardOf, Error>
+where
+    G: crate::guard::Guard + Send + Sync + 'static,
+{
+    let guard = ctx.resolve_shared::<G>().map_err(|_| {
+        Error::new(
+            neva::error::ErrorCode::InternalError,
+            format!(
+                "this tool's guard `{}` (`guard = [...]`) is not registered with the server: \
+                 add it with `App::add_singleton`",
+                std::any::type_name::<G>()
+            ),
+        )
+    })?;
+    Ok(GuardOf(guard))
+}
+
+/// A guard [`guard`] resolved, for [`guarded`].
+pub struct GuardOf(std::sync::Arc<dyn crate::guard::Guard>);
+
+/// `orchestrator` with `guard` after its other guards: [`Orchestrator::guard`].
+pub fn guarded(orchestrator: Orchestrator, guard: GuardOf) -> Orchestrator {
+    orchestrator.guarded_by(guard.0)
+}
+
 /// A toolbox [`toolbox`] resolved, for [`with`].
 pub struct Toolbox(Source);
 

@@ -151,6 +151,14 @@ pub enum RunError {
         /// The calls that ran before it stopped, as `add_task (turn 1)`.
         ran: Vec<String>,
     },
+    /// A [guard](crate::guard) stopped the run ([`Verdict::Trip`](crate::guard::Verdict::Trip)).
+    #[error("the guard `{guard}` stopped this run: {why}")]
+    Tripped {
+        /// The guard's name.
+        guard: String,
+        /// Why, in its words.
+        why: String,
+    },
     /// A paused run could not be kept or read back.
     #[error("the paused run could not be kept: {0}")]
     Store(String),

@@ -12,6 +12,7 @@ pub mod cost;
 #[cfg_attr(docsrs, doc(cfg(feature = "restate")))]
 pub mod durable;
 mod error;
+pub mod guard;
 pub mod limits;
 pub mod metrics;
 pub mod model;

@@ -60,6 +60,12 @@ pub struct Outcome {
     /// The messages its caller sent the run while it ran, in the order it read them
     /// ([`Orchestrator::steer`](crate::Orchestrator::steer)).
     pub steered: Vec<Steering>,
+    /// What the run's [guards](crate::guard) held back, in order, and why; empty without one.
+    pub held: Vec<crate::guard::Held>,
+    /// Where the untrusted text that entered the run's conversation came from (a tool's name,
+    /// or `resource <uri>`), first first: the answer was written after reading it. Kept only
+    /// by a run with a guard.
+    pub untrusted: Vec<String>,
 }
 
 /// A message a caller sent a run in flight, which it read as the person's words.
@@ -95,6 +101,8 @@ impl Outcome {
             cost_usd: Some(0.0),
             runs: Vec::new(),
             steered: Vec::new(),
+            held: Vec::new(),
+            untrusted: Vec::new(),
         }
     }
 }

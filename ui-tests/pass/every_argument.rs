@@ -54,6 +54,7 @@ struct Plan {
     model = Second,
     compact_model = ladoga::Model,
     with = [svir::Tools],
+    guard = [ladoga::guard::Fence, ladoga::guard::Provenance],
     roles = ["planner"],
     permissions = ["board:write"],
     scopes = ["board"],

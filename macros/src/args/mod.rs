@@ -78,6 +78,8 @@ pub(crate) struct Args {
     pub(crate) compact_model: Option<Type>,
     /// Toolboxes from neva's DI container offered beside the server's tools.
     pub(crate) with: Vec<Type>,
+    /// Guards from neva's DI container, in order.
+    pub(crate) guard: Vec<Type>,
     /// The calls the caller must approve.
     pub(crate) approve: Option<Approve>,
     /// Which conversation a call goes on with, if the tool keeps them.

@@ -192,6 +192,11 @@ pub(super) const ARGS: &[Spec] = &[
         take: Take::Types(|args, types| args.with = types),
     },
     Spec {
+        name: "guard",
+        example: "`guard = [Fence, Provenance]`",
+        take: Take::Types(|args, types| args.guard = types),
+    },
+    Spec {
         name: "approve",
         example: "`approve = [\"clear_*\"]`, or every tool that may destroy: `approve = destructive`",
         take: Take::Value(|args, value, spec, errors| args.approve = approve(value, spec, errors)),

@@ -91,6 +91,12 @@ impl Outcome {
                 .map(|run| json!({"tool": run.tool, "turn": run.turn, "report": run.report}))
                 .collect();
         }
+        if !self.held.is_empty() {
+            report["held"] = json!(self.held);
+        }
+        if !self.untrusted.is_empty() {
+            report["untrusted"] = json!(self.untrusted);
+        }
         report
     }
 }

@@ -123,6 +123,7 @@ fn error_type(error: &RunError) -> &'static str {
         RunError::Gone | RunError::Lost { .. } => "gone",
         RunError::NotKept { .. } | RunError::Unread { .. } | RunError::Unlocked => "store",
         RunError::Store(_) => "store",
+        RunError::Tripped { .. } => "guard",
         RunError::Stopped { .. } => "stopped",
         RunError::TooLong { .. } => "context",
         RunError::Unpriced { .. } => "unpriced",

@@ -100,6 +100,8 @@ where
         let span = spans::chat(model.name());
         let sent = std::time::Instant::now();
         let stream = match purpose {
+            // Guards: an answer a guard reads is not streamed before it is read.
+            Purpose::Turn if self.settings.guards.check_answers() => None,
             Purpose::Turn => self.settings.stream,
             Purpose::Summary => None,
         };

@@ -27,7 +27,9 @@ where
     /// [`Self::conclude`], before the quota's last booking.
     async fn concluded(&self, ended: Ended, run: Run) -> Result<Outcome, RunError> {
         match ended {
-            Ended::Answered(done, stop) => {
+            Ended::Answered(mut done, stop) => {
+                let mut run = run;
+                self.held_back(&mut done, &mut run)?; // guards
                 self.leave(&run.request, Some(&done)); // sessions
                 Ok(self.finished(done, run, stop))
             }
@@ -61,8 +63,9 @@ where
                         return Err(self.halted(halt, &run).await);
                     }
                 };
-                self.leave(&request, Some(&answer.done)); // sessions
-                let done = run.heard(answer);
+                let mut done = run.heard(answer);
+                self.held_back(&mut done, &mut run)?; // guards
+                self.leave(&request, Some(&done)); // sessions
                 Ok(self.finished(done, run, stop))
             }
             OnLimit::Partial => Ok(Outcome {
@@ -82,8 +85,20 @@ where
                 cost_usd: run.usage.spent().usd(),
                 runs: run.runs,
                 steered: run.steered,
+                held: run.held,
+                untrusted: run.untrusted,
             }),
         }
+    }
+
+    /// Guards: an answer the turns did not show them (at the depth bound, a typed answer, an
+    /// answer at a bound), shown now. There is no turn left to ask again in, so an answer held
+    /// back is replaced by a line saying so.
+    fn held_back(&self, done: &mut Completion, run: &mut Run) -> Result<(), RunError> {
+        if let Some((guard, why)) = self.guard_answer(done, run)? {
+            done.text = format!("[The guard `{guard}` held this answer back: {why}.]");
+        }
+        Ok(())
     }
 
     /// Sessions: leaves the session the conversation of `request`, then `answer`; the id a
@@ -152,6 +167,8 @@ where
             cost_usd: run.usage.spent().usd(),
             runs: run.runs,
             steered: run.steered,
+            held: run.held,
+            untrusted: run.untrusted,
         }
     }
 }

@@ -74,17 +74,18 @@ impl<'a> Gate<'a> {
         self.respondent.is_some() && call.name == ASK_CALLER
     }
 
-    /// Whether `call` needs approval.
-    fn needs(&self, call: &svir::ToolCall) -> bool {
-        !self.inquires(call) && self.approvals.needs(&call.name)
+    /// Whether `call` needs approval: its tool's, or one of the calls a guard `asked` about.
+    fn needs(&self, call: &svir::ToolCall, asked: &[String]) -> bool {
+        !self.inquires(call) && (self.approvals.needs(&call.name) || asked.contains(&call.id))
     }
 
-    /// Whether `done` has a call to ask about whose answer comes in a later round.
-    pub(crate) fn asks_later(&self, done: &Completion) -> bool {
+    /// Whether `done` has a call to ask about whose answer comes in a later round, the calls a
+    /// guard `asked` about included.
+    pub(crate) fn asks_later(&self, done: &Completion, asked: &[String]) -> bool {
         let approves = self
             .approver
             .is_some_and(|approver| approver.answers_later())
-            && done.calls.iter().any(|call| self.needs(call));
+            && done.calls.iter().any(|call| self.needs(call, asked));
         let inquires = self
             .respondent
             .is_some_and(|respondent| respondent.replies_later())
@@ -92,11 +93,17 @@ impl<'a> Gate<'a> {
         approves || inquires
     }
 
-    /// Asks about each call of `done` that needs approval, all in one round, for the run `run`
-    /// at turn `turn`.
-    pub(crate) async fn screen(&self, run: &str, turn: usize, done: &Completion) -> Screen {
+    /// Asks about each call of `done` that needs approval (the calls a guard `asked` about
+    /// included), all in one round, for the run `run` at turn `turn`.
+    pub(crate) async fn screen(
+        &self,
+        run: &str,
+        turn: usize,
+        done: &Completion,
+        asked: &[String],
+    ) -> Screen {
         let (mut approvals, mut refusals, mut inquiries) = (Vec::new(), Vec::new(), Vec::new());
-        if self.is_none() {
+        if self.is_none() && asked.is_empty() {
             return Screen::Decided {
                 approvals,
                 refusals,
@@ -120,7 +127,7 @@ impl<'a> Gate<'a> {
                 Replied::Later(error) => later = later.or(Some(error)),
             }
         }
-        for call in done.calls.iter().filter(|call| self.needs(call)) {
+        for call in done.calls.iter().filter(|call| self.needs(call, asked)) {
             let question = Question::new(run, turn, call, &done.text);
             let asked = match self.approver {
                 Some(approver) => approver.ask(&question).await,

@@ -15,6 +15,7 @@
 //! - `booking.rs`: a quota's bookings, each turn's request booked before it is made;
 //! - `conclude.rs`: the outcome, and the policy at a bound;
 //! - `typed.rs`: a typed answer (`output = T`);
+//! - `guarded.rs`: the guards, shown the brief, the calls, the results and the answer;
 //! - `drain.rs`: the server's shutdown;
 //! - `search.rs`: tool search, the deferred tools found with `search_tools`;
 //! - `steer.rs`: steering, the messages a caller sends a run in flight, read at each turn;
@@ -28,6 +29,7 @@ mod compact;
 mod conclude;
 mod drain;
 mod gate;
+mod guarded;
 mod orchestration;
 mod pause;
 pub(crate) mod recorder;

@@ -29,6 +29,8 @@ pub(crate) struct Settings {
     pub(crate) defer: Deferral,
     /// What the MCP caller let the call spend, which lowers the dollar budget.
     pub(crate) caller_budget: Option<crate::cost::Dollars>,
+    /// What the run lets through of the text it reads and writes.
+    pub(crate) guards: crate::guard::Guards,
 }
 
 impl Settings {

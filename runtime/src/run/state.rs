@@ -12,6 +12,7 @@ use crate::brief::IntoBrief;
 use crate::context::{Compacted, Counted, Window};
 use crate::cost::Spent;
 use crate::error::RunError;
+use crate::guard::Held;
 use crate::limits::repeats::Repeats;
 use crate::model::{AnsweredBy, CompletionModel};
 use crate::observe::Progress;
@@ -103,6 +104,15 @@ pub(crate) struct Run {
     /// The deferred tools' index, made at the run's first search.
     #[serde(skip)]
     pub(crate) index: Option<Box<ToolIndex>>,
+    /// What its guards held back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) held: Vec<Held>,
+    /// Where the untrusted text in its conversation came from, first first (a run with guards).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) untrusted: Vec<String>,
+    /// Whether its guards have seen the answer it ends with.
+    #[serde(skip)]
+    pub(crate) answer_checked: bool,
 }
 
 /// A request after a run's turns, which a run may pause in (the caller's model).
@@ -198,6 +208,13 @@ where
 
     /// A new run from `brief`.
     fn start(&self, brief: impl IntoBrief, usage: Arc<SharedUsage>) -> Result<Run, RunError> {
+        let mut run = self.started(brief, usage)?;
+        self.guard_brief(&mut run)?; // guards
+        Ok(run)
+    }
+
+    /// [`Self::start`], before the guards see the brief.
+    fn started(&self, brief: impl IntoBrief, usage: Arc<SharedUsage>) -> Result<Run, RunError> {
         let mut request = self.opening(brief)?;
         // Sessions: the earlier calls' conversation comes first.
         let history = self.seams.session.map(Lease::history).unwrap_or_default();
@@ -230,6 +247,9 @@ where
             unknown: Vec::new(),
             window: Window::default(),
             index: None,
+            held: Vec::new(),
+            untrusted: self.settings.guards.briefed_from().to_vec(),
+            answer_checked: false,
         })
     }
 
@@ -284,13 +304,14 @@ where
     pub(super) async fn keep_before_asking(
         &self,
         done: &Completion,
+        asked: &[String],
         run: &mut Run,
     ) -> Result<(), RunError> {
         if self.seams.keeper.is_none()
             || !self
                 .seams
                 .gate
-                .asks_later(&self.gated(done, &run.request.tools))
+                .asks_later(&self.gated(done, &run.request.tools), asked)
         {
             return Ok(());
         }

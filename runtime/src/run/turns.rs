@@ -124,8 +124,13 @@ where
                     if let Some(worst) = booked {
                         self.booked_request(run, worst).await; // quota
                     }
-                    let done = asked?;
+                    let mut done = asked?;
                     if done.calls.is_empty() {
+                        // Guards: an answer held back is told to the model, which answers again.
+                        if let Some((guard, why)) = self.guard_answer(&mut done, run)? {
+                            self.answer_held(done, &guard, &why, run);
+                            continue;
+                        }
                         run.progress.answered(run.turns).await;
                         return Ok(Ended::Answered(done, Stop::Answered));
                     }
@@ -142,7 +147,14 @@ where
                     None => return Ok(Ended::Limit(Stop::Stuck)),
                 },
             };
-            let (results, paused) = self.call(&done.calls, &refused, resuming, run).await;
+            let (mut results, paused) = self.call(&done.calls, &refused, resuming, run).await;
+            // Guards: what ran, before the model reads it (not what the run said itself).
+            let unguarded = |call: &ToolCall| {
+                paused.contains(&call.id)
+                    || self.searches(call)
+                    || refused.iter().any(|result| result.call_id == call.id)
+            };
+            self.guard_results(&done.calls, &mut results, unguarded, run)?;
             if !paused.is_empty() {
                 // The tree: a question asked below a call waits for a later round.
                 run.settled = Some(
@@ -173,13 +185,15 @@ where
         asked_first: bool,
         run: &mut Run,
     ) -> Result<Option<Vec<ToolResult>>, Halt> {
+        let guarded = self.guard_calls(done, run)?; // guards: blocked, or put to the caller
         if asked_first && self.seams.keeper.is_some() {
-            Box::pin(self.keep_before_asking(done, run)).await?; // rounds
+            Box::pin(self.keep_before_asking(done, &guarded.asked, run)).await?; // rounds
         }
+        let gated = self.gated(done, &run.request.tools);
         let mut refused = match self
             .seams
             .gate
-            .screen(&run.id, run.turns, &self.gated(done, &run.request.tools))
+            .screen(&run.id, run.turns, &gated, &guarded.asked)
             .await
         {
             Screen::Decided {
@@ -190,7 +204,11 @@ where
                 self.settle(run).await;
                 run.approvals.extend(approvals); // approvals
                 run.inquiries.extend(inquiries); // ask_caller
-                refusals
+                run.held.extend(guarded.held); // guards
+                // A call the guards blocked stands refused by them, whatever else was asked.
+                let mut refused = guarded.refusals;
+                refused.extend(refusals);
+                refused
             }
             Screen::Later(question) => {
                 run.pending = Some(done.clone());

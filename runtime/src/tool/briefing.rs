@@ -43,6 +43,11 @@ impl Briefing {
         self.attach.push(uri);
     }
 
+    /// The URIs of the resources attached.
+    pub(crate) fn attached(&self) -> &[String] {
+        &self.attach
+    }
+
     /// `brief` with the prompt's messages before it and the resources attached to its last user
     /// message, read through `ctx` as the request's own caller may read them. Fails, naming
     /// the prompt or the URI, before any model request.

@@ -367,6 +367,53 @@ impl Orchestrator {
         self
     }
 
+    /// Adds `guard`, after those added before: it sees the brief, each call, each result and
+    /// the answer, and decides what goes through (see [`guard`](crate::guard)). `#[orchestrator]`
+    /// adds the guards of its `guard = [..]`, each resolved from neva's DI container.
+    ///
+    /// With a guard, the run reads its own server's tools' annotations (`readOnlyHint`,
+    /// `openWorldHint`), counts every tool of a toolbox added with [`Self::with`] as untrusted,
+    /// and the resources of [`Self::attach`] as untrusted text in the brief; [`Self::hints`]
+    /// says the rest. A call a guard has the caller approve is asked as an approval is, and is
+    /// refused where the caller cannot be asked.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use ladoga::guard::{Fence, Provenance, ToolHints};
+    /// use ladoga::{Model, Orchestrator, ToolPattern};
+    /// use neva::{di::Dc, prelude::*, svir::RemoteTools};
+    ///
+    /// #[tool(descr = "Pays the bills in the mailbox")]
+    /// async fn pay_bills(ctx: Context, model: Dc<Model>, mail: Dc<RemoteTools>) -> Result<String, Error> {
+    ///     Orchestrator::new()
+    ///         .with_named("the mail server", mail.into_inner())
+    ///         // The mail server does not annotate its tools: its readers change nothing.
+    ///         .hints(ToolPattern::new("mail_read_*").unwrap(), ToolHints::untrusted().read_only())
+    ///         .guard(Fence::new())
+    ///         .guard(Provenance)
+    ///         .answer(&ctx, &*model, "Pay this month's bills.")
+    ///         .await
+    /// }
+    /// ```
+    pub fn guard(mut self, guard: impl crate::guard::Guard + 'static) -> Self {
+        self.settings.guards.add(Arc::new(guard));
+        self
+    }
+
+    /// The tools `pattern` matches have `hints`, for the guards, whatever their annotations say
+    /// ([`ToolHints`](crate::guard::ToolHints)): how a user marks the tools of a server they do
+    /// not control. The last one set that matches a tool wins.
+    pub fn hints(mut self, pattern: ToolPattern, hints: crate::guard::ToolHints) -> Self {
+        self.settings.guards.hint(pattern, hints);
+        self
+    }
+
+    /// Adds a guard already shared: `guard = [..]`'s.
+    pub(crate) fn guarded_by(mut self, guard: Arc<dyn crate::guard::Guard>) -> Self {
+        self.settings.guards.add(guard);
+        self
+    }
+
     /// Which of the server's tools are offered.
     pub fn select(mut self, selection: ToolSelection) -> Self {
         self.plan.selection = selection;

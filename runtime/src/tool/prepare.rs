@@ -9,10 +9,11 @@ use neva::Context;
 use crate::approval::Approvals;
 use crate::brief::IntoBrief;
 use crate::error::RunError;
+use crate::guard::{Guards, ToolHints};
 use crate::model::CompletionModel;
 use crate::model::caller::Caller;
 use crate::run::booking::Booking;
-use crate::run::{Drain, Gate, Orchestration, Seams};
+use crate::run::{Drain, Gate, Orchestration, Seams, Settings};
 use crate::schema::SchemaProfile;
 use crate::session::{Lease, principal, task_inbox};
 use crate::store::{Inbox, Keeper, Runs};
@@ -108,18 +109,28 @@ impl Orchestrator {
             .is_some_and(|above| above.top.answers_later());
         // Boxed, and only for a run that asks (its model too): a keeper is a kilobyte every run
         // would carry.
-        let keeper =
-            match self.asking.approvals.is_none() && !asks && !asks_caller && !kept_for_below {
-                true => None,
-                false => Box::pin(self.keeper(ctx, site.as_ref(), entered.key()))
-                    .await?
-                    .map(Box::new),
-            };
+        let guarded = !self.settings.guards.is_empty();
+        let keeper = match self.asking.approvals.is_none()
+            && !asks
+            && !asks_caller
+            && !kept_for_below
+            && !guarded
+        {
+            true => None,
+            false => Box::pin(self.keeper(ctx, site.as_ref(), entered.key()))
+                .await?
+                .map(Box::new),
+        };
         let brief = self.brief(ctx, brief, keeper.as_deref()).await?;
         let tools = self.toolbox_for(ctx, Some(profile)).await?;
         let approvals = self.annotated(ctx).await;
+        let guards = match guarded {
+            true => Some(self.guards(ctx, &tools).await),
+            false => None,
+        };
         let lease = self.lease(ctx, keeper.as_deref(), entered.key()).await?;
         let prepared = Prepared {
+            guards,
             entered,
             keeper,
             tools,
@@ -180,6 +191,30 @@ impl Orchestrator {
         Ok(Some(Keeper::for_call(ctx, runs, agent).await?))
     }
 
+    /// The guards, with what the run knows of its tools: the server's own tools' annotations,
+    /// every tool of an added toolbox untrusted, and the attached resources untrusted text.
+    async fn guards(&self, ctx: &Context, tools: &ToolUnion) -> Guards {
+        let mut guards = self.settings.guards.clone();
+        for tool in ctx.tools().list().await {
+            let hints = tool.annotations.as_ref();
+            let mut known = ToolHints::default();
+            if hints.and_then(|hints| hints.readonly) == Some(true) {
+                known = known.read_only();
+            }
+            if hints.and_then(|hints| hints.open_world) == Some(true) {
+                known = known.open_world();
+            }
+            guards.annotate(tool.name, known);
+        }
+        for name in tools.added_tools() {
+            guards.annotate(name, ToolHints::untrusted());
+        }
+        for uri in self.briefing.attached() {
+            guards.briefed(format!("resource {uri}"));
+        }
+        guards
+    }
+
     /// The approvals, with the annotations of the server's own tools when they decide.
     async fn annotated(&self, ctx: &Context) -> Approvals {
         if !self.asking.approvals.reads_annotations() {
@@ -201,6 +236,8 @@ impl Orchestrator {
 
 /// What a run of an [`Orchestrator`] takes from its tool call.
 pub(super) struct Prepared<'c> {
+    /// The guards, with what the run knows of its tools, when it has any.
+    guards: Option<Guards>,
     entered: Entered,
     keeper: Option<Box<Keeper>>,
     tools: ToolUnion,
@@ -244,7 +281,13 @@ impl Prepared<'_> {
         let run = Orchestration {
             model,
             tools: &self.tools,
-            settings: orchestrator.settings.clone(),
+            settings: match &self.guards {
+                Some(guards) => Settings {
+                    guards: guards.clone(),
+                    ..orchestrator.settings.clone()
+                },
+                None => orchestrator.settings.clone(),
+            },
             seams: Seams {
                 at_depth_bound: (nesting >= orchestrator.plan.depth.get()).then_some(nesting),
                 gate,

@@ -258,6 +258,22 @@ impl ToolUnion {
         self
     }
 
+    /// The names of the tools an added toolbox offers (not the server's own), once loaded.
+    pub(crate) fn added_tools(&self) -> Vec<String> {
+        match &self.routes {
+            Some(routes) => (routes.iter())
+                .filter(|&(_, &index)| !self.parts[index].own())
+                .map(|(name, _)| name.clone())
+                .collect(),
+            None => (self.parts.iter())
+                .filter(|part| !part.own())
+                .flat_map(|part| part.source.toolbox.tools())
+                .map(|tool| tool.name)
+                .filter(|name| self.selection.admits(name))
+                .collect(),
+        }
+    }
+
     /// Bounds each call to an added toolbox, those added before and after.
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;

@@ -1,0 +1,139 @@
+//! A run's guards, applied in order to what it is shown.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::guard::hints::Hinted;
+use crate::guard::{At, Guard, Held, HeldAction, Seen, ToolHints, Verdict};
+use crate::toolbox::ToolPattern;
+
+/// A run's guards, in order, and what it knows of its tools. Empty, it checks nothing.
+#[derive(Clone, Default)]
+pub(crate) struct Guards {
+    list: Vec<Arc<dyn Guard>>,
+    hints: Hinted,
+    /// Where untrusted text in the brief came from (attached resources), before any turn.
+    briefed: Vec<String>,
+}
+
+impl fmt::Debug for Guards {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.list.iter().map(|guard| guard.name()).collect();
+        f.debug_struct("Guards")
+            .field("list", &names)
+            .field("hints", &self.hints)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the guards made of what they were shown.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Checked {
+    /// Let through: as it was, or as the text given.
+    Through(Option<String>),
+    /// Held back by `guard`, for `why`.
+    Blocked { guard: String, why: String },
+    /// A call `guard` has the caller approve, for `why`.
+    Asked { guard: String, why: String },
+    /// `guard` stops the run, for `why`.
+    Tripped { guard: String, why: String },
+}
+
+impl Guards {
+    /// Adds `guard`, after the others.
+    pub(crate) fn add(&mut self, guard: Arc<dyn Guard>) {
+        self.list.push(guard);
+    }
+
+    /// Whether there is no guard.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Whether one of them reads answers ([`Guard::checks_answers`]).
+    pub(crate) fn check_answers(&self) -> bool {
+        self.list.iter().any(|guard| guard.checks_answers())
+    }
+
+    /// The tools `pattern` matches have `hints`.
+    pub(crate) fn hint(&mut self, pattern: ToolPattern, hints: ToolHints) {
+        self.hints.set(pattern, hints);
+    }
+
+    /// The tool `name` has `hints` (its annotations), unless a pattern says otherwise.
+    pub(crate) fn annotate(&mut self, name: impl Into<String>, hints: ToolHints) {
+        self.hints.name(name, hints);
+    }
+
+    /// The brief holds untrusted text from `source`.
+    pub(crate) fn briefed(&mut self, source: String) {
+        self.briefed.push(source);
+    }
+
+    /// Where the brief's untrusted text came from.
+    pub(crate) fn briefed_from(&self) -> &[String] {
+        &self.briefed
+    }
+
+    /// What the run knows of the tool `name`.
+    pub(crate) fn hints_of(&self, name: &str) -> ToolHints {
+        self.hints.of(name)
+    }
+
+    /// `seen`, shown to each guard in turn, each on the text the one before let through; with
+    /// what they held back, at `turn`.
+    pub(crate) fn check(&self, seen: Seen<'_>, turn: usize) -> (Checked, Vec<Held>) {
+        let mut held = Vec::new();
+        let mut text: Option<String> = None;
+        for guard in &self.list {
+            let shown = Seen {
+                text: text.as_deref().unwrap_or(seen.text),
+                ..seen
+            };
+            let mut hold = |action, why: &str| {
+                held.push(Held {
+                    guard: guard.name().to_owned(),
+                    at: seen.at,
+                    tool: seen.tool.map(str::to_owned),
+                    turn,
+                    action,
+                    why: why.to_owned(),
+                });
+            };
+            let named = |why: String| (guard.name().to_owned(), why);
+            let stop = match guard.check(&shown) {
+                Verdict::Pass => continue,
+                Verdict::Rewrite(new) => {
+                    text = Some(new);
+                    continue;
+                }
+                Verdict::Redact { text: new, why } if seen.at != At::Call => {
+                    hold(HeldAction::Redacted, &why);
+                    text = Some(new);
+                    continue;
+                }
+                Verdict::Ask(why) if seen.at == At::Call => {
+                    hold(HeldAction::Asked, &why);
+                    let (guard, why) = named(why);
+                    Checked::Asked { guard, why }
+                }
+                Verdict::Redact { why, .. } | Verdict::Block(why) | Verdict::Ask(why)
+                    if seen.at != At::Brief =>
+                {
+                    hold(HeldAction::Blocked, &why);
+                    let (guard, why) = named(why);
+                    Checked::Blocked { guard, why }
+                }
+                Verdict::Trip(why)
+                | Verdict::Redact { why, .. }
+                | Verdict::Block(why)
+                | Verdict::Ask(why) => {
+                    let (guard, why) = named(why);
+                    Checked::Tripped { guard, why }
+                }
+            };
+            return (stop, held);
+        }
+        (Checked::Through(text), held)
+    }
+}

@@ -1,0 +1,177 @@
+//! The guards' seams: the brief before the first request, a turn's calls before any runs, its
+//! results before the model reads them, and the answer before the caller does.
+
+use svir::{Completion, Message, Part, Role, ToolCall, ToolResult, Toolbox};
+
+use crate::error::RunError;
+use crate::guard::{Checked, Held, Seen};
+use crate::model::CompletionModel;
+use crate::run::{Orchestration, Run};
+
+/// What the guards made of a turn's calls.
+#[derive(Default)]
+pub(crate) struct GuardedCalls {
+    /// A result standing for each call they blocked.
+    pub(crate) refusals: Vec<ToolResult>,
+    /// The ids of the calls they have the caller approve.
+    pub(crate) asked: Vec<String>,
+    /// What they held back.
+    pub(crate) held: Vec<Held>,
+}
+
+impl<M, T> Orchestration<'_, M, T>
+where
+    M: CompletionModel + ?Sized,
+    T: Toolbox + Sync + ?Sized,
+{
+    /// The brief's own text (not a session's history), shown to the guards: redacted in
+    /// place, or the run stopped.
+    pub(super) fn guard_brief(&self, run: &mut Run) -> Result<(), RunError> {
+        let guards = &self.settings.guards;
+        if guards.is_empty() {
+            return Ok(());
+        }
+        let brief = run.request.messages.iter_mut().skip(run.history);
+        for message in brief.filter(|message| message.role == Role::User) {
+            for part in &mut message.parts {
+                let Part::Text(text) = part else { continue };
+                let seen = Seen::brief(text).tainted(&run.untrusted);
+                let (checked, held) = guards.check(seen, 0);
+                run.held.extend(held);
+                match checked {
+                    Checked::Through(Some(redacted)) => *text = redacted,
+                    Checked::Through(None) => {}
+                    Checked::Tripped { guard, why }
+                    | Checked::Blocked { guard, why }
+                    | Checked::Asked { guard, why } => {
+                        return Err(RunError::Tripped { guard, why });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `done`'s calls, shown to the guards before any runs and before the approvals are asked.
+    /// What they held back is for the caller to add once the turn's questions are answered: a
+    /// run that pauses for them screens the calls again when it goes on.
+    pub(super) fn guard_calls(
+        &self,
+        done: &Completion,
+        run: &Run,
+    ) -> Result<GuardedCalls, RunError> {
+        let guards = &self.settings.guards;
+        let mut guarded = GuardedCalls::default();
+        if guards.is_empty() {
+            return Ok(guarded);
+        }
+        for call in &done.calls {
+            let seen = Seen::call(&call.name, &call.arguments)
+                .hints(guards.hints_of(&call.name))
+                .tainted(&run.untrusted);
+            let (checked, held) = guards.check(seen, run.turns);
+            guarded.held.extend(held);
+            match checked {
+                Checked::Through(_) => {}
+                Checked::Asked { .. } => guarded.asked.push(call.id.clone()),
+                Checked::Blocked { guard, why } => {
+                    guarded.refusals.push(blocked(&call.id, &guard, &why));
+                }
+                Checked::Tripped { guard, why } => return Err(RunError::Tripped { guard, why }),
+            }
+        }
+        Ok(guarded)
+    }
+
+    /// The results of `calls` that ran (not those of `unguarded`, which the run made itself),
+    /// shown to the guards before the model reads them: rewritten, redacted or held back in
+    /// place. A result of an untrusted tool the guards let through marks the run as having read
+    /// untrusted text.
+    pub(super) fn guard_results(
+        &self,
+        calls: &[ToolCall],
+        results: &mut [ToolResult],
+        unguarded: impl Fn(&ToolCall) -> bool,
+        run: &mut Run,
+    ) -> Result<(), RunError> {
+        let guards = &self.settings.guards;
+        if guards.is_empty() {
+            return Ok(());
+        }
+        for (call, result) in calls.iter().zip(results) {
+            if unguarded(call) {
+                continue;
+            }
+            let hints = guards.hints_of(&call.name);
+            let seen = Seen::result(&call.name, &result.content)
+                .hints(hints)
+                .tainted(&run.untrusted);
+            let (checked, held) = guards.check(seen, run.turns);
+            run.held.extend(held);
+            let read = match checked {
+                Checked::Through(text) => {
+                    if let Some(text) = text {
+                        result.content = text;
+                    }
+                    true
+                }
+                Checked::Blocked { guard, why } | Checked::Asked { guard, why } => {
+                    *result = blocked(&call.id, &guard, &why);
+                    false
+                }
+                Checked::Tripped { guard, why } => return Err(RunError::Tripped { guard, why }),
+            };
+            if read && hints.taints() && !run.untrusted.contains(&call.name) {
+                run.untrusted.push(call.name.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// The answer `done`, shown to the guards before the caller reads it: redacted in place; or
+    /// held back, when `Some` says why (`guard`, `why`), for the model to be told.
+    pub(super) fn guard_answer(
+        &self,
+        done: &mut Completion,
+        run: &mut Run,
+    ) -> Result<Option<(String, String)>, RunError> {
+        let guards = &self.settings.guards;
+        if guards.is_empty() || std::mem::replace(&mut run.answer_checked, true) {
+            return Ok(None);
+        }
+        let seen = Seen::answer(&done.text).tainted(&run.untrusted);
+        let (checked, held) = guards.check(seen, run.turns);
+        run.held.extend(held);
+        match checked {
+            Checked::Through(text) => {
+                if let Some(text) = text {
+                    done.text = text;
+                }
+                Ok(None)
+            }
+            Checked::Blocked { guard, why } | Checked::Asked { guard, why } => {
+                Ok(Some((guard, why)))
+            }
+            Checked::Tripped { guard, why } => Err(RunError::Tripped { guard, why }),
+        }
+    }
+
+    /// The answer `done`, held back by `guard` for `why`: the model is told, in the
+    /// conversation, and asked again.
+    pub(super) fn answer_held(&self, done: Completion, guard: &str, why: &str, run: &mut Run) {
+        run.answer_checked = false;
+        let request = std::mem::replace(&mut run.request, svir::Request::new(""));
+        run.request = request.assistant(done).message(Message::user(format!(
+            "Your answer was not given to the user: the guard `{guard}` held it back ({why}). \
+             Write it again without that."
+        )));
+    }
+}
+
+/// The result standing for a call, or a result, `guard` held back for `why`.
+fn blocked(call_id: &str, guard: &str, why: &str) -> ToolResult {
+    ToolResult::error(
+        call_id,
+        format!("The guard `{guard}` held this back: {why}."),
+    )
+}
