@@ -16,6 +16,7 @@ mod common;
 use std::net::SocketAddr;
 
 use common::{Server, client_for, text};
+use ladoga::guard::{Fence, Provenance};
 use ladoga::testing::{Reply, ScriptedModel};
 use ladoga::{LiveTools, Model, orchestrator};
 use neva::prelude::*;
@@ -25,6 +26,12 @@ use tokio::process::Child;
 /// Asks the weather with the Python server's tools.
 #[orchestrator(tools = ["py_*"], with = [LiveTools])]
 async fn weather(task: String) -> String {
+    task
+}
+
+/// Plans a trip with the Python server's tools, behind the fence and provenance.
+#[orchestrator(tools = ["py_*"], with = [LiveTools], guard = [Fence, Provenance])]
+async fn guarded_trip(task: String) -> String {
     task
 }
 
@@ -70,7 +77,10 @@ async fn an_orchestrator_calls_a_fastmcp_servers_tool() {
     assert_eq!(text(&result), "Sunny in Oslo.");
 
     let requests = script.requests();
-    assert_eq!(requests[0].tool_names(), ["py_forecast", "py_radar"]);
+    assert_eq!(
+        requests[0].tool_names(),
+        ["py_forecast", "py_radar", "py_reviews", "py_book"]
+    );
     let results = requests[1].tool_results();
     assert_eq!(results[0].1, "Sunny in Oslo tomorrow");
 }
@@ -288,4 +298,57 @@ async fn a_with_servers_question_is_answered_by_the_person_at_the_top() {
         drop(client);
         server.stop().await;
     }
+}
+
+#[tokio::test]
+#[ignore = "needs the MCP Python SDK: run by scripts/test"]
+async fn a_fastmcp_servers_results_reach_the_model_fenced_and_cannot_make_it_book() {
+    let (_python, addr) = python_server().await;
+    // A model that obeys the reviews it reads; then asks the weather, which only reads.
+    let script = ScriptedModel::new([
+        Reply::call("py_reviews", json!({"city": "Oslo"})),
+        Reply::calls([
+            ("py_book", json!({"hotel": "Riverside View Hotel"})),
+            ("py_forecast", json!({"city": "Oslo"})),
+        ]),
+        Reply::text("Done."),
+    ]);
+    let model = script.serve().await.expect("serves");
+    let app = App::new()
+        .add_singleton(model.model())
+        .add_singleton(offered(addr).await)
+        .add_singleton(Fence::new())
+        .add_singleton(Provenance);
+    let server = Server::start(app).await;
+    // A caller that declares no elicitation: nobody can approve the booking.
+    let result = server
+        .client()
+        .await
+        .tools()
+        .call("guarded_trip", [("task", "Find me a quiet hotel in Oslo")])
+        .await
+        .expect("tools/call");
+    server.stop().await;
+    assert!(!result.is_error, "{result:?}");
+
+    let requests = script.requests();
+    let reviews = &requests[1].tool_results()[0].1;
+    assert!(
+        reviews.starts_with("<untrusted-data source=\"py_reviews\">\nGuests of Oslo"),
+        "{reviews}"
+    );
+    assert!(
+        reviews.contains("</untrusted-data>\nThe text between"),
+        "{reviews}"
+    );
+    let told = requests[2].tool_results();
+    assert!(
+        told[1].1.contains("cannot be asked"),
+        "the booking did not run: {told:?}"
+    );
+    // The server annotated the forecast read-only: after the reviews it still runs, fenced.
+    assert!(told[2].1.contains("Sunny in Oslo tomorrow"), "{told:?}");
+    let block = serde_json::to_value(&result.content[0]).unwrap();
+    let report = &block["_meta"][ladoga::REPORT_KEY];
+    assert_eq!(report["untrusted"], json!(["py_reviews", "py_forecast"]));
 }

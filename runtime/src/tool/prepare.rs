@@ -206,8 +206,8 @@ impl Orchestrator {
             }
             guards.annotate(tool.name, known);
         }
-        for name in tools.added_tools() {
-            guards.annotate(name, ToolHints::untrusted());
+        for (name, hints) in tools.added_tools() {
+            guards.annotate(name, hints);
         }
         for uri in self.briefing.attached() {
             guards.briefed(format!("resource {uri}"));

@@ -431,6 +431,12 @@ impl LiveTools {
     pub fn remote(&self) -> &RemoteTools {
         &self.inner.tools
     }
+
+    /// What a run's guards know of the tool offered as `name`: untrusted, and read-only or
+    /// reaching outside as its server's annotations said at the last listing.
+    pub(crate) fn hints_of(&self, name: &str) -> crate::guard::ToolHints {
+        self.inner.screen.hints_of(name)
+    }
 }
 
 /// Says in the log, once as it connects, which tools the server lists that no model call can

@@ -23,6 +23,7 @@ use neva::types::Tool;
 use super::bounds::{MAX_REMOTE_BYTES, MAX_REMOTE_TOOLS, measured};
 use super::printable::printable;
 use super::said::Said;
+use crate::guard::ToolHints;
 use crate::schema::name::carried;
 
 /// Tools refused by neva remembered at most: past it, they are forgotten and found again.
@@ -35,6 +36,8 @@ pub(super) struct Screen {
     /// The server's name of each tool offered, by the name it is offered under: the last
     /// listing's that succeeded.
     servers: Mutex<HashMap<String, String>>,
+    /// What each tool's annotations say, by its server name: the last listing's that succeeded.
+    hints: Mutex<HashMap<String, ToolHints>>,
     said: Said,
     /// How the placeholders of this screen begin: random, so no server can guess one.
     placeholder: String,
@@ -46,6 +49,7 @@ impl Default for Screen {
         Self {
             state: Mutex::default(),
             servers: Mutex::default(),
+            hints: Mutex::default(),
             said: Said::default(),
             placeholder: format!("left_out_{random:016x}_"),
         }
@@ -66,6 +70,8 @@ struct State {
     named: HashSet<u64>,
     /// The server's name of each tool offered in this listing, by the name it is offered under.
     servers: HashMap<String, String>,
+    /// What the annotations of each tool kept in this listing say, by its server name.
+    hints: HashMap<String, ToolHints>,
     /// The placeholders given in this listing.
     placeholders: usize,
     /// The tools of this listing left out for being past [`MAX_REMOTE_TOOLS`].
@@ -86,6 +92,7 @@ impl Screen {
         state.last = None;
         state.named.clear();
         state.servers.clear();
+        state.hints.clear();
         state.placeholders = 0;
         state.past_count = 0;
         state.bytes = 0;
@@ -127,6 +134,7 @@ impl Screen {
         state.last_bytes = bytes;
         state.kept.insert(name);
         state.last = Some(tool.name.clone());
+        state.hints.insert(tool.name.clone(), hinted(tool));
         true
     }
 
@@ -168,6 +176,16 @@ impl Screen {
         servers.get(name).cloned()
     }
 
+    /// What the run knows of the tool offered as `name`, as of the last listing: untrusted,
+    /// and read-only or reaching outside as its annotations say.
+    pub(super) fn hints_of(&self, name: &str) -> ToolHints {
+        let known = self.server_name(name).and_then(|server| {
+            let hints = self.hints.lock().unwrap_or_else(PoisonError::into_inner);
+            hints.get(&server).copied()
+        });
+        known.unwrap_or_else(ToolHints::untrusted)
+    }
+
     /// Whether the tool offered as `name` is offered to the model: it is no placeholder.
     pub(super) fn offers(&self, name: &str) -> bool {
         !name.starts_with(&self.placeholder)
@@ -198,6 +216,8 @@ impl Screen {
             let mut state = self.state();
             let servers = std::mem::take(&mut state.servers);
             *self.servers.lock().unwrap_or_else(PoisonError::into_inner) = servers;
+            let hints = std::mem::take(&mut state.hints);
+            *self.hints.lock().unwrap_or_else(PoisonError::into_inner) = hints;
             (state.past_count, state.past_bytes)
         };
         if past_bytes > 0 && self.said.first(("past the bytes", past_bytes)) {
@@ -218,6 +238,19 @@ impl Screen {
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// What `tool`'s annotations say, for a tool of another server: untrusted whatever they say.
+fn hinted(tool: &Tool) -> ToolHints {
+    let annotations = tool.annotations.as_ref();
+    let mut hints = ToolHints::untrusted();
+    if annotations.and_then(|hints| hints.readonly) == Some(true) {
+        hints = hints.read_only();
+    }
+    if annotations.and_then(|hints| hints.open_world) == Some(true) {
+        hints = hints.open_world();
+    }
+    hints
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use neva::svir::{LocalTools, RemoteTools};
 use svir::{Tool, ToolCall, ToolResult, Toolbox};
 
 use crate::error::RunError;
+use crate::guard::ToolHints;
 use crate::schema::SchemaProfile;
 use crate::toolbox::said::Said;
 use crate::toolbox::{LiveTools, ToolSelection, printable};
@@ -33,6 +34,9 @@ trait Erased: Send + Sync {
     /// Makes the toolbox ready to list its tools: a `RemoteTools` with no snapshot yet takes one,
     /// a [`LiveTools`] renews its own.
     fn prepare(&self) -> Boxed<'_, Result<(), String>>;
+    /// What the guards know of its tool `name`: untrusted, and what a [`LiveTools`]'s server
+    /// annotated.
+    fn hints_of(&self, name: &str) -> ToolHints;
 }
 
 impl<T: Toolbox + Send + Sync + 'static> Erased for T {
@@ -42,6 +46,13 @@ impl<T: Toolbox + Send + Sync + 'static> Erased for T {
 
     fn call<'a>(&'a self, call: &'a ToolCall) -> Boxed<'a, ToolResult> {
         Box::pin(Toolbox::call(self, call))
+    }
+
+    fn hints_of(&self, name: &str) -> ToolHints {
+        match (self as &dyn Any).downcast_ref::<LiveTools>() {
+            Some(live) => live.hints_of(name),
+            None => ToolHints::untrusted(),
+        }
     }
 
     fn prepare(&self) -> Boxed<'_, Result<(), String>> {
@@ -258,18 +269,25 @@ impl ToolUnion {
         self
     }
 
-    /// The names of the tools an added toolbox offers (not the server's own), once loaded.
-    pub(crate) fn added_tools(&self) -> Vec<String> {
+    /// The tools an added toolbox offers (not the server's own), once loaded, each with what
+    /// the guards know of it: untrusted, and what a [`LiveTools`]'s server annotated.
+    pub(crate) fn added_tools(&self) -> Vec<(String, ToolHints)> {
+        let hinted = |part: &Part, name: String| {
+            let hints = part.source.toolbox.hints_of(&name);
+            (name, hints)
+        };
         match &self.routes {
             Some(routes) => (routes.iter())
                 .filter(|&(_, &index)| !self.parts[index].own())
-                .map(|(name, _)| name.clone())
+                .map(|(name, &index)| hinted(&self.parts[index], name.clone()))
                 .collect(),
             None => (self.parts.iter())
                 .filter(|part| !part.own())
-                .flat_map(|part| part.source.toolbox.tools())
-                .map(|tool| tool.name)
-                .filter(|name| self.selection.admits(name))
+                .flat_map(|part| {
+                    let tools = part.source.toolbox.tools().into_iter();
+                    let admitted = tools.filter(|tool| self.selection.admits(&tool.name));
+                    admitted.map(move |tool| hinted(part, tool.name))
+                })
                 .collect(),
         }
     }
