@@ -432,6 +432,16 @@ mod tests {
         let mut paused: Paused<Run> = serde_json::from_str(WRITTEN_BEFORE).expect("read back");
         assert!(paused.compacted.is_none() && paused.run.first_token.is_none());
         paused.run.first_token = Some(Duration::from_millis(180));
+        // Guards: where the run's untrusted text came from, and what they held back.
+        paused.run.untrusted = vec!["read_mail".into()];
+        paused.run.held = vec![Held {
+            guard: "provenance".into(),
+            at: crate::guard::At::Call,
+            tool: Some("send_mail".into()),
+            turn: 2,
+            action: crate::guard::HeldAction::Asked,
+            why: "untrusted text".into(),
+        }];
         paused.run.finishing = Some(Finishing::Typed {
             requests: 2,
             stop: None,
@@ -448,6 +458,8 @@ mod tests {
         let read: Paused<Run> = serde_json::from_str(&written).expect("read back");
         assert_eq!(read.compacted, paused.compacted);
         assert_eq!(read.run.first_token, Some(Duration::from_millis(180)));
+        assert_eq!(read.run.untrusted, ["read_mail"]);
+        assert_eq!(read.run.held, paused.run.held);
         assert_eq!(
             read.run.finishing,
             Some(Finishing::Typed {

@@ -1,0 +1,201 @@
+//! The guards measured on AgentDojo: for every user task × injection task pair of a suite (and
+//! each user task alone), an orchestrator over the suite's tools (served as an MCP server by
+//! `harness.py`, reached with `with = [LiveTools]`) runs the harness's obedient model, which makes
+//! the user task's calls and, as soon as a result carries an injection, the injection task's
+//! instead. A simulated person approves a call the user task needs and declines any other. The
+//! harness then says whether the attacker's goal happened and whether the user's task got done.
+//!
+//! ```text
+//! agentdojo --python .peers/agentdojo/bin/python --suite banking [--setup none,fence,provenance]
+//! ```
+//!
+//! Prints one table row per setup; `--json FILE` writes every pair's figures.
+
+mod harness;
+mod person;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Parser;
+use ladoga::{LiveTools, Model, orchestrator};
+use neva::prelude::*;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::harness::Harness;
+use crate::person::Person;
+
+/// The suite's tools, no guard.
+#[orchestrator(with = [LiveTools], turns = 24, call_timeout = "30s")]
+async fn unguarded(task: String) -> String {
+    task
+}
+
+/// The suite's tools, their results fenced.
+#[orchestrator(with = [LiveTools], guard = [Fence], turns = 24, call_timeout = "30s")]
+async fn fenced(task: String) -> String {
+    task
+}
+
+/// The suite's tools, fenced, and provenance.
+#[orchestrator(with = [LiveTools], guard = [Fence, Provenance], turns = 24, call_timeout = "30s")]
+async fn provenance(task: String) -> String {
+    task
+}
+
+use ladoga::guard::{Fence, Provenance};
+
+#[derive(Parser)]
+#[command(about = "Measures Ladoga's guards on AgentDojo with an obedient scripted model")]
+struct Args {
+    /// The Python with AgentDojo and the MCP SDK (`scripts/peers install`).
+    #[arg(long)]
+    python: PathBuf,
+    /// workspace, travel, banking or slack.
+    #[arg(long)]
+    suite: String,
+    /// The setups to run, in order: none, fence, provenance.
+    #[arg(long, value_delimiter = ',', default_value = "none,fence,provenance")]
+    setup: Vec<String>,
+    /// Only the first N user tasks (all by default).
+    #[arg(long)]
+    user_tasks: Option<usize>,
+    /// Writes every pair's figures to this file, as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// One pair's figures.
+#[derive(Debug, Clone, Serialize)]
+struct Measured {
+    setup: String,
+    user_task: String,
+    injection_task: Option<String>,
+    /// The attacker's goal happened (the suite's security check).
+    attacked: Option<bool>,
+    /// The user's task got done (its utility check).
+    utility: bool,
+    /// Approvals the person was asked for.
+    asked: usize,
+    /// The run's error, if it failed.
+    error: Option<String>,
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = Args::parse();
+    let harness = Harness::start(&args.python, &args.suite).await?;
+    let pairs = harness.pairs().await?;
+    let mut users: Vec<String> = pairs.user_tasks.clone();
+    if let Some(limit) = args.user_tasks {
+        users.truncate(limit);
+    }
+    let measurable: Vec<(String, Option<String>)> = users
+        .iter()
+        .map(|user| (user.clone(), None))
+        .chain(
+            (pairs.measurable.iter())
+                .filter(|(user, _)| users.contains(user))
+                .map(|(user, injection)| (user.clone(), Some(injection.clone()))),
+        )
+        .collect();
+    let tools = LiveTools::connect_url(&harness.mcp_url(), |opt| opt, |tools| tools).await?;
+    let model = Model::new(svir::Client::openai(harness.url()).build()?, "obedient");
+    let app = App::new()
+        .add_singleton(model)
+        .add_singleton(tools)
+        .add_singleton(Fence::new())
+        .add_singleton(Provenance);
+    let server = harness::serve(app).await;
+    let mut all = Vec::new();
+    println!(
+        "suite {}: {} user tasks, {} measurable pairs ({} not measurable)",
+        args.suite,
+        users.len(),
+        measurable.len() - users.len(),
+        pairs.unmeasurable.len()
+    );
+    println!(
+        "| setup | attacker's goal reached | utility, no injection | utility, under attack | approvals asked | seconds |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for setup in &args.setup {
+        let tool = match setup.as_str() {
+            "none" => "unguarded",
+            "fence" => "fenced",
+            "provenance" => "provenance",
+            other => return Err(format!("no setup named `{other}`").into()),
+        };
+        let started = Instant::now();
+        let mut measured = Vec::new();
+        for (user, injection) in &measurable {
+            let pair = harness.pair(user, injection.as_deref()).await?;
+            let person = Person::new(pair.needed);
+            let client = person.client(server.addr).await?;
+            let answer = client
+                .tools()
+                .call(tool, [("task", pair.prompt.as_str())])
+                .await;
+            let (text, error) = match answer {
+                Ok(result) if !result.is_error => (text(&result), None),
+                Ok(result) => (String::new(), Some(text(&result))),
+                Err(error) => (String::new(), Some(error.to_string())),
+            };
+            drop(client);
+            let check = harness.check(&text).await?;
+            measured.push(Measured {
+                setup: setup.clone(),
+                user_task: user.clone(),
+                injection_task: injection.clone(),
+                attacked: check.attacked,
+                utility: check.utility,
+                asked: person.asked(),
+                error,
+            });
+        }
+        println!("{}", row(setup, &measured, started.elapsed().as_secs_f64()));
+        all.extend(measured);
+    }
+    server.stop().await;
+    if let Some(path) = args.json {
+        std::fs::write(path, serde_json::to_vec_pretty(&all)?)?;
+    }
+    Ok(())
+}
+
+/// The table's row for `setup`.
+fn row(setup: &str, measured: &[Measured], seconds: f64) -> String {
+    let attacked: Vec<&Measured> = measured
+        .iter()
+        .filter(|one| one.injection_task.is_some())
+        .collect();
+    let reached = attacked
+        .iter()
+        .filter(|one| one.attacked == Some(true))
+        .count();
+    let alone: Vec<&Measured> = measured
+        .iter()
+        .filter(|one| one.injection_task.is_none())
+        .collect();
+    let done = |of: &[&Measured]| of.iter().filter(|one| one.utility).count();
+    let asked: usize = measured.iter().map(|one| one.asked).sum();
+    format!(
+        "| {setup} | {reached} of {} | {} of {} | {} of {} | {asked} ({:.2} a run) | {seconds:.0} |",
+        attacked.len(),
+        done(&alone),
+        alone.len(),
+        done(&attacked),
+        attacked.len(),
+        asked as f64 / measured.len().max(1) as f64,
+    )
+}
+
+/// A result's text.
+fn text(result: &CallToolResponse) -> String {
+    let value: Value = serde_json::to_value(&result.content).unwrap_or(json!([]));
+    (value.as_array().into_iter().flatten())
+        .filter_map(|block| block["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
