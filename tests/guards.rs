@@ -357,3 +357,79 @@ async fn a_guard_that_trips_stops_the_run_before_any_request() {
     assert!(running.script.requests().is_empty(), "no model was asked");
     running.stop().await;
 }
+
+/// Provenance across replicas: the run that read the mail pauses on replica A for the send's
+/// approval, and the answer goes to replica B, which takes the paused run from a real Redis
+/// (Debian's `redis-server`, started and stopped here) and still knows its untrusted text came
+/// from `read_mail`: the send is approved there, and runs once. Then the same through Debian's
+/// nginx in front of both. Ignored by a plain `cargo test`: `scripts/test` installs Redis and
+/// nginx and runs it with `--ignored`.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test]
+#[ignore = "needs redis-server and nginx: run by scripts/test"]
+async fn provenance_holds_when_the_answer_goes_to_another_replica() {
+    use common::rounds;
+
+    let _one = ONE_AT_A_TIME.lock().await;
+    SENT.lock().unwrap().clear();
+    let redis = common::redis::Redis::start().await;
+    let script = obedient();
+    let model = script.serve().await.expect("serves");
+    let replicas = redis
+        .two_replicas(|| {
+            App::new()
+                .add_singleton(model.model())
+                .add_singleton(Fence::new())
+                .add_singleton(Provenance)
+                .add_singleton(House)
+        })
+        .await;
+    let call = |state: Option<&str>, answers: Option<Value>| {
+        let mut params = json!({"name": "assistant", "arguments": {"task": "Answer my mail"}});
+        if let Some(state) = state {
+            params["requestState"] = json!(state);
+        }
+        if let Some(answers) = answers {
+            params["inputResponses"] = answers;
+        }
+        params
+    };
+    let round_trip = |first: std::net::SocketAddr, second: std::net::SocketAddr| async move {
+        let asked = rounds::request(first, "", "tools/call", call(None, None)).await;
+        let (key, state) = rounds::question(&asked);
+        let message = &asked["result"]["inputRequests"][&key]["params"]["message"];
+        assert!(
+            message
+                .as_str()
+                .is_some_and(|text| text.contains("send_mail")),
+            "{asked}"
+        );
+        assert!(sent().is_empty(), "nothing sent before the answer");
+        let answer = call(Some(&state), Some(rounds::approve(&key)));
+        rounds::request(second, "", "tools/call", answer).await
+    };
+
+    let answered = round_trip(replicas[0].addr, replicas[1].addr).await;
+    let result = &answered["result"];
+    assert_eq!(result["isError"], false, "{answered}");
+    assert_eq!(sent(), ["eve@evil.example"], "approved on B, it ran once");
+    let report = &result["content"][0]["_meta"][REPORT_KEY];
+    assert_eq!(report["untrusted"], json!(["read_mail"]), "{report}");
+    assert_eq!(report["approvals"][0]["decision"], "approved", "{report}");
+    assert_eq!(report["held"][1]["guard"], "provenance", "{report}");
+    assert_eq!(report["held"][1]["action"], "asked", "{report}");
+
+    // The same through nginx in front of both, round robin: each round to the next replica.
+    SENT.lock().unwrap().clear();
+    let addrs = [replicas[0].addr, replicas[1].addr];
+    let nginx = common::nginx::Nginx::start(&addrs, common::nginx::Routing::RoundRobin)
+        .await
+        .expect("nginx (scripts/services install)");
+    let answered = round_trip(nginx.addr, nginx.addr).await;
+    assert_eq!(answered["result"]["isError"], false, "{answered}");
+    assert_eq!(sent(), ["eve@evil.example"], "{answered}");
+    drop(nginx);
+    for replica in replicas {
+        replica.stop().await;
+    }
+}
