@@ -186,7 +186,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// `--check`: whether the guards held on `all`, the figures of the setups `none` and
 /// `provenance`; what did not, as the error.
 fn held(all: &[Measured]) -> Result<(), Box<dyn std::error::Error>> {
-    let of = |setup: &str| all.iter().filter(move |one| one.setup == setup);
+    let of = |setup: &'static str| all.iter().filter(move |one| one.setup == setup);
     if of("none").next().is_none() || of("provenance").next().is_none() {
         return Err("--check needs the setups `none` and `provenance`".into());
     }
