@@ -16,6 +16,7 @@ const ORDER: &[&str] = &[
     "cost",      // what a request costs, and what a run may spend
     "error",     // the run's errors
     "toolbox",   // toolboxes, their tools and calls
+    "guard",     // what a run lets through of what it reads and writes
     "brief",     // what a run starts from
     "metrics",   // Prometheus names and records
     "approval",  // approvals and the model's questions

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::guard::hints::Hinted;
+use crate::guard::hinted::Hinted;
 use crate::guard::{At, Guard, Held, HeldAction, Seen, ToolHints, Verdict};
 use crate::toolbox::ToolPattern;
 

@@ -59,16 +59,16 @@
 mod fence;
 mod guards;
 mod held;
-mod hints;
+mod hinted;
 mod provenance;
 mod seen;
 
 pub use self::fence::{DEFAULT_FENCE_BOUND, FENCE_CLOSE, Fence};
 pub(crate) use self::guards::{Checked, Guards};
 pub use self::held::{Held, HeldAction};
-pub use self::hints::ToolHints;
 pub use self::provenance::Provenance;
 pub use self::seen::{At, Seen};
+pub use crate::toolbox::ToolHints;
 
 /// A check on what a run reads and writes: see the [module](self).
 ///

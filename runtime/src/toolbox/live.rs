@@ -434,7 +434,7 @@ impl LiveTools {
 
     /// What a run's guards know of the tool offered as `name`: untrusted, and read-only or
     /// reaching outside as its server's annotations said at the last listing.
-    pub(crate) fn hints_of(&self, name: &str) -> crate::guard::ToolHints {
+    pub(crate) fn hints_of(&self, name: &str) -> crate::toolbox::ToolHints {
         self.inner.screen.hints_of(name)
     }
 }

@@ -6,6 +6,7 @@ mod bounds;
 mod deferred;
 mod events;
 mod guard;
+mod hints;
 mod live;
 mod printable;
 mod relay;
@@ -24,6 +25,7 @@ pub use self::bounds::{
 };
 pub use self::deferred::{DEFAULT_SEARCH_LIMIT, SEARCH_TOOLS};
 pub(crate) use self::deferred::{Deferral, answer as search_answer, search_tool};
+pub use self::hints::ToolHints;
 pub use self::live::LiveTools;
 pub(crate) use self::printable::printable;
 pub(crate) use self::search::ToolIndex;

@@ -23,8 +23,8 @@ use neva::types::Tool;
 use super::bounds::{MAX_REMOTE_BYTES, MAX_REMOTE_TOOLS, measured};
 use super::printable::printable;
 use super::said::Said;
-use crate::guard::ToolHints;
 use crate::schema::name::carried;
+use crate::toolbox::ToolHints;
 
 /// Tools refused by neva remembered at most: past it, they are forgotten and found again.
 const REFUSED: usize = 4096;

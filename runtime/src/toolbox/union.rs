@@ -12,8 +12,8 @@ use neva::svir::{LocalTools, RemoteTools};
 use svir::{Tool, ToolCall, ToolResult, Toolbox};
 
 use crate::error::RunError;
-use crate::guard::ToolHints;
 use crate::schema::SchemaProfile;
+use crate::toolbox::ToolHints;
 use crate::toolbox::said::Said;
 use crate::toolbox::{LiveTools, ToolSelection, printable};
 

@@ -1,8 +1,5 @@
-//! What a run knows of a tool, for its guards.
-
-use std::collections::HashMap;
-
-use crate::toolbox::ToolPattern;
+//! What a run knows of a tool, for its guards: whether its text is untrusted, whether it only
+//! reads, whether it reaches outside.
 
 /// What a run knows of a tool, for its guards: whether its text is untrusted, whether it only
 /// reads, and whether it reaches outside.
@@ -65,34 +62,5 @@ impl ToolHints {
     /// Whether its calls can carry text out of the server.
     pub fn reaches_outside(&self) -> bool {
         self.open_world
-    }
-}
-
-/// The hints of a run's tools: those a server's annotations gave, by name, then those set by
-/// pattern, the last one set that matches winning.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Hinted {
-    named: HashMap<String, ToolHints>,
-    set: Vec<(ToolPattern, ToolHints)>,
-}
-
-impl Hinted {
-    /// The tool `name` has `hints`, as its annotations say.
-    pub(crate) fn name(&mut self, name: impl Into<String>, hints: ToolHints) {
-        self.named.insert(name.into(), hints);
-    }
-
-    /// The tools `pattern` matches have `hints`, whatever their annotations say.
-    pub(crate) fn set(&mut self, pattern: ToolPattern, hints: ToolHints) {
-        self.set.push((pattern, hints));
-    }
-
-    /// The hints of the tool `name`.
-    pub(crate) fn of(&self, name: &str) -> ToolHints {
-        let set = self.set.iter().rev();
-        match set.into_iter().find(|(pattern, _)| pattern.matches(name)) {
-            Some((_, hints)) => *hints,
-            None => self.named.get(name).copied().unwrap_or_default(),
-        }
     }
 }
