@@ -56,12 +56,15 @@ impl Harness {
     pub async fn start(python: &Path, suite: &str) -> Result<Self, Box<dyn std::error::Error>> {
         let state = std::env::temp_dir().join(format!("ladoga-agentdojo-{}", std::process::id()));
         std::fs::create_dir_all(&state)?;
+        // Its log, one line per model step and tool call, kept beside the port it writes.
+        let log = std::fs::File::create(state.join("harness.log"))?;
         let child = Command::new(python)
             .arg(SCRIPT)
             .args(["--suite", suite, "--port", "0", "--state"])
             .arg(&state)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
+            .stderr(log)
             .kill_on_drop(true)
             .spawn()?;
         let mut port = None;
@@ -75,7 +78,10 @@ impl Harness {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        let port = port.ok_or("the harness did not listen within two minutes")?;
+        let Some(port) = port else {
+            let log = std::fs::read_to_string(state.join("harness.log")).unwrap_or_default();
+            return Err(format!("the harness did not listen within two minutes: {log}").into());
+        };
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(120))
             .build()?;
