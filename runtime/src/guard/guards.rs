@@ -7,9 +7,14 @@ use crate::guard::hinted::Hinted;
 use crate::guard::{At, Guard, Held, HeldAction, Seen, ToolHints, Verdict};
 use crate::toolbox::ToolPattern;
 
-/// A run's guards, in order, and what it knows of its tools. Empty, it checks nothing.
+/// A run's guards, in order, and what it knows of its tools. Empty, it checks nothing; and it
+/// is one pointer, so that a run without guards carries and copies no more than that.
 #[derive(Clone, Default)]
-pub(crate) struct Guards {
+pub(crate) struct Guards(Option<Arc<Set>>);
+
+/// The guards themselves, shared by the runs of one orchestrator until one run's differ.
+#[derive(Clone, Default)]
+struct Set {
     list: Vec<Arc<dyn Guard>>,
     hints: Hinted,
     /// Where untrusted text in the brief came from (attached resources), before any turn.
@@ -18,10 +23,13 @@ pub(crate) struct Guards {
 
 impl fmt::Debug for Guards {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = self.list.iter().map(|guard| guard.name()).collect();
+        let Some(set) = &self.0 else {
+            return f.write_str("Guards(none)");
+        };
+        let names: Vec<&str> = set.list.iter().map(|guard| guard.name()).collect();
         f.debug_struct("Guards")
             .field("list", &names)
-            .field("hints", &self.hints)
+            .field("hints", &set.hints)
             .finish_non_exhaustive()
     }
 }
@@ -42,42 +50,52 @@ pub(crate) enum Checked {
 impl Guards {
     /// Adds `guard`, after the others.
     pub(crate) fn add(&mut self, guard: Arc<dyn Guard>) {
-        self.list.push(guard);
+        self.set().list.push(guard);
+    }
+
+    /// The set, to change: this run's own from now on.
+    fn set(&mut self) -> &mut Set {
+        Arc::make_mut(self.0.get_or_insert_with(Arc::default))
+    }
+
+    /// The guards, in order.
+    fn list(&self) -> &[Arc<dyn Guard>] {
+        self.0.as_deref().map_or(&[], |set| &set.list)
     }
 
     /// Whether there is no guard.
     pub(crate) fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.list().is_empty()
     }
 
     /// Whether one of them reads answers ([`Guard::checks_answers`]).
     pub(crate) fn check_answers(&self) -> bool {
-        self.list.iter().any(|guard| guard.checks_answers())
+        self.list().iter().any(|guard| guard.checks_answers())
     }
 
     /// The tools `pattern` matches have `hints`.
     pub(crate) fn hint(&mut self, pattern: ToolPattern, hints: ToolHints) {
-        self.hints.set(pattern, hints);
+        self.set().hints.set(pattern, hints);
     }
 
     /// The tool `name` has `hints` (its annotations), unless a pattern says otherwise.
     pub(crate) fn annotate(&mut self, name: impl Into<String>, hints: ToolHints) {
-        self.hints.name(name, hints);
+        self.set().hints.name(name, hints);
     }
 
     /// The brief holds untrusted text from `source`.
     pub(crate) fn briefed(&mut self, source: String) {
-        self.briefed.push(source);
+        self.set().briefed.push(source);
     }
 
     /// Where the brief's untrusted text came from.
     pub(crate) fn briefed_from(&self) -> &[String] {
-        &self.briefed
+        self.0.as_deref().map_or(&[], |set| &set.briefed)
     }
 
     /// What the run knows of the tool `name`.
     pub(crate) fn hints_of(&self, name: &str) -> ToolHints {
-        self.hints.of(name)
+        self.0.as_deref().map(|set| set.hints.of(name)).unwrap_or_default()
     }
 
     /// `seen`, shown to each guard in turn, each on the text the one before let through; with
@@ -85,7 +103,7 @@ impl Guards {
     pub(crate) fn check(&self, seen: Seen<'_>, turn: usize) -> (Checked, Vec<Held>) {
         let mut held = Vec::new();
         let mut text: Option<String> = None;
-        for guard in &self.list {
+        for guard in self.list() {
             let shown = Seen {
                 text: text.as_deref().unwrap_or(seen.text),
                 ..seen
