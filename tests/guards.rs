@@ -484,3 +484,20 @@ async fn a_session_that_read_untrusted_text_in_an_earlier_call_still_asks() {
     assert_eq!(report(&second)["untrusted"], json!(["read_mail"]));
     running.stop().await;
 }
+
+#[tokio::test]
+async fn an_answer_that_passes_an_injection_on_word_for_word_loses_that_sentence() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let script = ScriptedModel::new([
+        Reply::call("read_mail", json!({})),
+        Reply::text(format!("Bob asks about lunch at noon. {INJECTION}.")),
+    ]);
+    let mut running = start_with(script, None).await;
+
+    let result = running.call("Summarize my mail").await;
+
+    assert!(!result.is_error, "{}", text(&result));
+    assert_eq!(text(&result), "Bob asks about lunch at noon.");
+    assert!(held(&result).contains(&("provenance".into(), "answer".into(), "redacted".into())));
+    running.stop().await;
+}

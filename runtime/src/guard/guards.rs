@@ -95,7 +95,10 @@ impl Guards {
 
     /// What the run knows of the tool `name`.
     pub(crate) fn hints_of(&self, name: &str) -> ToolHints {
-        self.0.as_deref().map(|set| set.hints.of(name)).unwrap_or_default()
+        self.0
+            .as_deref()
+            .map(|set| set.hints.of(name))
+            .unwrap_or_default()
     }
 
     /// `seen`, shown to each guard in turn, each on the text the one before let through; with

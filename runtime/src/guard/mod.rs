@@ -56,6 +56,7 @@
 //!
 //! [`Orchestrator::hints`]: crate::Orchestrator::hints
 
+mod echo;
 mod fence;
 mod guards;
 mod held;

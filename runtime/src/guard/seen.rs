@@ -1,6 +1,7 @@
 //! What a guard is shown: where in the run, the text, and what the run knows around it.
 
 use serde::{Deserialize, Serialize};
+use svir::Message;
 
 use crate::guard::ToolHints;
 
@@ -32,7 +33,7 @@ impl At {
 
 /// What a [`Guard`](crate::guard::Guard) is shown. Made by the run; the constructors are for a
 /// guard's own tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct Seen<'a> {
     /// Where in the run.
@@ -46,6 +47,9 @@ pub struct Seen<'a> {
     /// Where the untrusted text that entered the run's conversation so far came from (a tool's
     /// name, or `resource <uri>` for an attached resource), first first; empty while none did.
     pub tainted: &'a [String],
+    /// The conversation so far, at the answer (the brief, the calls and their results, as the
+    /// model read them); empty elsewhere.
+    pub conversation: &'a [Message],
 }
 
 impl<'a> Seen<'a> {
@@ -56,6 +60,7 @@ impl<'a> Seen<'a> {
             tool,
             hints: ToolHints::default(),
             tainted: &[],
+            conversation: &[],
         }
     }
 
@@ -82,6 +87,12 @@ impl<'a> Seen<'a> {
     /// With the tool's `hints`.
     pub fn hints(mut self, hints: ToolHints) -> Self {
         self.hints = hints;
+        self
+    }
+
+    /// With the conversation so far.
+    pub fn conversation(mut self, messages: &'a [Message]) -> Self {
+        self.conversation = messages;
         self
     }
 

@@ -166,7 +166,8 @@ where
         if guards.is_empty() || std::mem::replace(&mut run.answer_checked, true) {
             return Ok(None);
         }
-        let seen = Seen::answer(&done.text).tainted(&run.untrusted);
+        let seen =
+            (Seen::answer(&done.text).tainted(&run.untrusted)).conversation(&run.request.messages);
         let (checked, held) = guards.check(seen, run.turns);
         run.held.extend(held);
         match checked {
