@@ -37,6 +37,9 @@ impl Person {
         let mut client = Client::new().with_options(|opt| {
             opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
                 .with_timeout(std::time::Duration::from_secs(300))
+                // Each approval asked after untrusted text is a round of the call: a task of
+                // the user's may need more than neva's default eight.
+                .with_max_mrtr_rounds(64)
         });
         let person = self.clone();
         client.map_elicitation(move |params: ElicitRequestParams| {
