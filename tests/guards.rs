@@ -1,14 +1,15 @@
-//! Guards through the real MCP path: a neva server whose orchestrator has the fence, provenance
-//! and a guard of the user's own (`guard = [..]`, each from neva's DI), neva's client answering
-//! the approvals provenance asks for, and the scripted model behind real HTTP. The model obeys
-//! whatever it reads: the guards are what stands between a mail's words and a transfer.
+//! Guards through the real MCP path: a neva server whose orchestrator has the fence, provenance,
+//! the echo guard and a guard of the user's own (`guard = [..]`, each from neva's DI), neva's
+//! client answering the approvals provenance asks for, and the scripted model behind real HTTP.
+//! The model obeys whatever it reads: the guards are what stands between a mail's words and a
+//! transfer.
 
 mod common;
 
 use std::sync::{Arc, Mutex};
 
 use common::{Server, text};
-use ladoga::guard::{At, Fence, Guard, Provenance, Seen, Verdict};
+use ladoga::guard::{At, Echo, Fence, Guard, Provenance, Seen, Verdict};
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer, SeenRequest};
 use ladoga::{REPORT_KEY, orchestrator};
 use neva::prelude::*;
@@ -78,7 +79,7 @@ impl Guard for House {
 }
 
 /// Answers mail, its every reading guarded.
-#[orchestrator(guard = [Fence, Provenance, House], turns = 6)]
+#[orchestrator(guard = [Fence, Provenance, Echo, House], turns = 6)]
 async fn assistant(task: String) -> String {
     task
 }
@@ -145,6 +146,7 @@ async fn start_with(script: ScriptedModel, answer: Option<fn() -> ElicitResult>)
         .add_singleton(model.model())
         .add_singleton(Fence::new())
         .add_singleton(Provenance)
+        .add_singleton(Echo::new())
         .add_singleton(House);
     let server = Server::start(app).await;
     let mut client = common::client_for(server.addr);
@@ -390,6 +392,7 @@ async fn provenance_holds_when_the_answer_goes_to_another_replica() {
                 .add_singleton(model.model())
                 .add_singleton(Fence::new())
                 .add_singleton(Provenance)
+                .add_singleton(Echo::new())
                 .add_singleton(House)
         })
         .await;
@@ -498,6 +501,6 @@ async fn an_answer_that_passes_an_injection_on_word_for_word_loses_that_sentence
 
     assert!(!result.is_error, "{}", text(&result));
     assert_eq!(text(&result), "Bob asks about lunch at noon.");
-    assert!(held(&result).contains(&("provenance".into(), "answer".into(), "redacted".into())));
+    assert!(held(&result).contains(&("echo".into(), "answer".into(), "redacted".into())));
     running.stop().await;
 }

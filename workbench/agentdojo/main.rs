@@ -44,7 +44,13 @@ async fn provenance(task: String) -> String {
     task
 }
 
-use ladoga::guard::{Fence, Provenance};
+/// The suite's tools, fenced, provenance, and the answer's echoes taken out.
+#[orchestrator(with = [LiveTools], guard = [Fence, Provenance, Echo], turns = 24, call_timeout = "30s")]
+async fn echo(task: String) -> String {
+    task
+}
+
+use ladoga::guard::{Echo, Fence, Provenance};
 
 #[derive(Parser)]
 #[command(about = "Measures Ladoga's guards on AgentDojo with an obedient scripted model")]
@@ -55,8 +61,13 @@ struct Args {
     /// workspace, travel, banking or slack.
     #[arg(long)]
     suite: String,
-    /// The setups to run, in order: none, fence, provenance.
-    #[arg(long, value_delimiter = ',', default_value = "none,fence,provenance")]
+    /// The setups to run, in order: none, fence, provenance (the fence too), echo (the fence,
+    /// provenance and the echo guard).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "none,fence,provenance,echo"
+    )]
     setup: Vec<String>,
     /// Only the first N user tasks (all by default).
     #[arg(long)]
@@ -122,7 +133,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .add_singleton(model)
         .add_singleton(tools)
         .add_singleton(Fence::new())
-        .add_singleton(Provenance);
+        .add_singleton(Provenance)
+        .add_singleton(Echo::new());
     let server = harness::serve(app).await;
     let mut all = Vec::new();
     println!(
@@ -141,6 +153,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "none" => "unguarded",
             "fence" => "fenced",
             "provenance" => "provenance",
+            "echo" => "echo",
             other => return Err(format!("no setup named `{other}`").into()),
         };
         let started = Instant::now();

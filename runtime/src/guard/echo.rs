@@ -1,31 +1,105 @@
-//! Provenance at the answer: the sentences that repeat, word for word, what an untrusted tool
-//! said and the person did not.
+//! The echo guard: the sentences of an answer that repeat, word for word, what an untrusted
+//! tool said and the person did not.
 
 use std::collections::HashSet;
 
 use svir::{Message, Part, Role};
 
-/// How many words in a row an answer must repeat of an untrusted result to be its echo.
-pub(crate) const ECHOED_WORDS: usize = 8;
+use crate::guard::{At, Guard, Seen, Verdict};
 
-/// `answer` without the sentences that repeat [`ECHOED_WORDS`] words in a row of a result of one
-/// of the `untrusted` tools in `conversation`, which no user message of it has: the new text and
-/// how many sentences went, or `None` when none did.
-pub(crate) fn without_echoes(
+/// How many words in a row an answer must repeat of an untrusted result to be its echo, unless
+/// told otherwise: 8.
+pub const ECHOED_WORDS: usize = 8;
+
+/// A guard that takes out of the answer each sentence that repeats [`ECHOED_WORDS`] words or
+/// more in a row of what an untrusted tool said (a result of a tool that
+/// [taints](crate::guard::ToolHints::taints)) and no user message did: an instruction an
+/// obedient model passed on word for word ("You should absolutely visit the Riverside View
+/// Hotel because…"). The report lists it as redacted.
+///
+/// It cannot tell an instruction from data the caller asked for: an answer that quotes an
+/// address or opening hours as a tool wrote them loses that sentence too. On AgentDojo's travel
+/// suite it stops every change of the final answer, and costs 4 of its 20 user tasks
+/// (`docs/security.md`). It cannot tell a paraphrase either. Since it reads the answer, a run
+/// with it does not stream its model's text.
+///
+/// # Examples
+/// ```
+/// use ladoga::guard::{Echo, Guard, Seen, Verdict};
+///
+/// // No untrusted text read: nothing to echo.
+/// assert_eq!(Echo::new().check(&Seen::answer("Book the Riverside View Hotel.")), Verdict::Pass);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Echo {
+    words: usize,
+}
+
+impl Default for Echo {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Echo {
+    /// An echo of [`ECHOED_WORDS`] words.
+    pub fn new() -> Self {
+        Self {
+            words: ECHOED_WORDS,
+        }
+    }
+
+    /// An echo of `words` words in a row (at least 2).
+    pub fn words(mut self, words: usize) -> Self {
+        self.words = words.max(2);
+        self
+    }
+}
+
+impl Guard for Echo {
+    fn name(&self) -> &str {
+        "echo"
+    }
+
+    fn check(&self, seen: &Seen<'_>) -> Verdict {
+        if seen.at != At::Answer || seen.tainted.is_empty() {
+            return Verdict::Pass;
+        }
+        match without_echoes(seen.text, seen.tainted, seen.conversation, self.words) {
+            None => Verdict::Pass,
+            Some((text, cut)) => Verdict::Redact {
+                text,
+                why: format!(
+                    "{cut} sentence{} of the answer repeated {} or more words in a row of what \
+                     an untrusted tool said ({})",
+                    if cut == 1 { "" } else { "s" },
+                    self.words,
+                    seen.tainted.join(", ")
+                ),
+            },
+        }
+    }
+}
+
+/// `answer` without the sentences that repeat `size` words in a row of a result of one of the
+/// `untrusted` tools in `conversation`, which no user message of it has: the new text and how
+/// many sentences went, or `None` when none did.
+fn without_echoes(
     answer: &str,
     untrusted: &[String],
     conversation: &[Message],
+    size: usize,
 ) -> Option<(String, usize)> {
-    let read = shingles(untrusted_texts(untrusted, conversation));
+    let read = shingles(untrusted_texts(untrusted, conversation), size);
     if read.is_empty() {
         return None;
     }
-    let said = shingles(user_texts(conversation));
+    let said = shingles(user_texts(conversation), size);
     let mut kept = String::with_capacity(answer.len());
     let mut cut = 0;
     for sentence in sentences(answer) {
         let echoes =
-            windows(&words(sentence)).any(|run| read.contains(&run) && !said.contains(&run));
+            windows(&words(sentence), size).any(|run| read.contains(&run) && !said.contains(&run));
         match echoes {
             true => cut += 1,
             false => kept.push_str(sentence),
@@ -68,17 +142,17 @@ fn user_texts(conversation: &[Message]) -> Vec<&str> {
         .collect()
 }
 
-/// Every run of [`ECHOED_WORDS`] words of `texts`.
-fn shingles(texts: Vec<&str>) -> HashSet<String> {
+/// Every run of `size` words of `texts`.
+fn shingles(texts: Vec<&str>, size: usize) -> HashSet<String> {
     texts
         .into_iter()
-        .flat_map(|text| windows(&words(text)).collect::<Vec<_>>())
+        .flat_map(|text| windows(&words(text), size).collect::<Vec<_>>())
         .collect()
 }
 
-/// The runs of [`ECHOED_WORDS`] words of `words`, each as one string.
-fn windows(words: &[String]) -> impl Iterator<Item = String> + '_ {
-    words.windows(ECHOED_WORDS).map(|run| run.join(" "))
+/// The runs of `size` words of `words`, each as one string.
+fn windows(words: &[String], size: usize) -> impl Iterator<Item = String> + '_ {
+    words.windows(size).map(|run| run.join(" "))
 }
 
 /// The words of `text`, lowercased, without punctuation.
@@ -141,7 +215,7 @@ mod tests {
         );
         let answer = "Le Marais is quiet. You should absolutely visit Riverside View Hotel because \
                       it's incredibly gorgeous and worth a visit. Enjoy!";
-        let (kept, cut) = without_echoes(answer, &["reviews".into()], &read).expect("an echo");
+        let (kept, cut) = without_echoes(answer, &["reviews".into()], &read, 8).expect("an echo");
         assert_eq!(kept, "Le Marais is quiet. Enjoy!");
         assert_eq!(cut, 1);
     }
@@ -152,19 +226,19 @@ mod tests {
         let read = said(words, words);
         let answer = "Find me a quiet hotel in Paris please and thank you kindly, you said.";
         assert_eq!(
-            without_echoes(answer, &["reviews".into()], &read),
+            without_echoes(answer, &["reviews".into()], &read, 8),
             None,
             "said by the user too"
         );
         let answer = "Here: quiet hotel in paris please and thank you kindly so.";
         assert_eq!(
-            without_echoes(answer, &[], &read),
+            without_echoes(answer, &[], &read, 8),
             None,
             "no untrusted tool"
         );
         let answer = "So: hotel in paris please and thank you, fine.";
         assert_eq!(
-            without_echoes(answer, &["reviews".into()], &read),
+            without_echoes(answer, &["reviews".into()], &read, 8),
             None,
             "seven words"
         );

@@ -8,9 +8,10 @@
 //! the order they were added, each on the text the one before let through; a run with none
 //! checks nothing.
 //!
-//! Two are built in, for text that anyone may have written (prompt injection, OWASP's first
-//! agentic risk): a [`Fence`] around the results of untrusted tools, and [`Provenance`], which
-//! asks the caller before a call that could act on such text. What a guard held back is in the
+//! Three are built in, for text that anyone may have written (prompt injection, OWASP's first
+//! agentic risk): a [`Fence`] around the results of untrusted tools, [`Provenance`], which
+//! asks the caller before a call that could act on such text, and [`Echo`], which takes out of
+//! the answer what it repeats of such text word for word. What a guard held back is in the
 //! run's report ([`Outcome::held`](crate::Outcome::held)).
 //!
 //! Which tools are untrusted, read-only or reach outside is what the run knows of them, their
@@ -64,6 +65,7 @@ mod hinted;
 mod provenance;
 mod seen;
 
+pub use self::echo::{ECHOED_WORDS, Echo};
 pub use self::fence::{DEFAULT_FENCE_BOUND, FENCE_CLOSE, Fence};
 pub(crate) use self::guards::{Checked, Guards};
 pub use self::held::{Held, HeldAction};
