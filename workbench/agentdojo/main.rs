@@ -72,6 +72,9 @@ struct Args {
     /// Only the first N user tasks (all by default).
     #[arg(long)]
     user_tasks: Option<usize>,
+    /// Only the pairs with the first N injection tasks (all by default).
+    #[arg(long)]
+    injection_tasks: Option<usize>,
     /// A real model instead of the obedient one: an OpenAI-compatible server's base URL (the
     /// local model of `scripts/demo`, say).
     #[arg(long, requires = "model_name")]
@@ -111,6 +114,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let harness = Harness::start(&args.python, &args.suite).await?;
     let pairs = harness.pairs().await?;
+    // The injection tasks in the order the harness lists their pairs, each once.
+    let mut injections: Vec<&String> = Vec::new();
+    for (_, injection) in &pairs.measurable {
+        if !injections.contains(&injection) {
+            injections.push(injection);
+        }
+    }
+    injections.truncate(args.injection_tasks.unwrap_or(usize::MAX));
     let mut users: Vec<String> = pairs.user_tasks.clone();
     if let Some(limit) = args.user_tasks {
         users.truncate(limit);
@@ -120,7 +131,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|user| (user.clone(), None))
         .chain(
             (pairs.measurable.iter())
-                .filter(|(user, _)| users.contains(user))
+                .filter(|(user, injection)| users.contains(user) && injections.contains(&injection))
                 .map(|(user, injection)| (user.clone(), Some(injection.clone()))),
         )
         .collect();
