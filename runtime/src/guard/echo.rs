@@ -19,8 +19,8 @@ pub const ECHOED_WORDS: usize = 8;
 ///
 /// It cannot tell an instruction from data the caller asked for: an answer that quotes an
 /// address or opening hours as a tool wrote them loses that sentence too. On AgentDojo's travel
-/// suite it stops every change of the final answer, and costs 4 of its 20 user tasks
-/// (`docs/security.md`). It cannot tell a paraphrase either. Since it reads the answer, a run
+/// suite it stops every change of the final answer, and costs 4 of its 20 user tasks, and 4 of
+/// workspace's 40 (`docs/security.md`). It cannot tell a paraphrase either. Since it reads the answer, a run
 /// with it does not stream its model's text.
 ///
 /// # Examples
