@@ -35,11 +35,14 @@ impl Person {
     /// A client of the server at `addr` that puts each approval to this person.
     pub async fn client(&self, addr: SocketAddr) -> Result<Client, neva::error::Error> {
         let mut client = Client::new().with_options(|opt| {
-            opt.with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
-                .with_timeout(std::time::Duration::from_secs(300))
-                // Each approval asked after untrusted text is a round of the call: a task of
-                // the user's may need more than neva's default eight.
-                .with_max_mrtr_rounds(64)
+            let opt = opt
+                .with_http(|http| http.bind(addr.to_string()).with_endpoint("/mcp"))
+                .with_timeout(std::time::Duration::from_secs(300));
+            // Each approval asked after untrusted text is a round of the call: a task of the
+            // user's may need more than neva's default eight. (Older MCP has no rounds.)
+            #[cfg(not(feature = "legacy-spec"))]
+            let opt = opt.with_max_mrtr_rounds(64);
+            opt
         });
         let person = self.clone();
         client.map_elicitation(move |params: ElicitRequestParams| {
