@@ -26,26 +26,29 @@ use serde_json::{Value, json};
 use crate::harness::Harness;
 use crate::person::Person;
 
+// Each setup is offered the suite's tools only, not the other setups: they are tools of the
+// same server.
+
 /// The suite's tools, no guard.
-#[orchestrator(with = [LiveTools], turns = 24, call_timeout = "30s")]
+#[orchestrator(with = [LiveTools], exclude = ["unguarded", "fenced", "provenance", "echo"], turns = 24, call_timeout = "30s")]
 async fn unguarded(task: String) -> String {
     task
 }
 
 /// The suite's tools, their results fenced.
-#[orchestrator(with = [LiveTools], guard = [Fence], turns = 24, call_timeout = "30s")]
+#[orchestrator(with = [LiveTools], exclude = ["unguarded", "fenced", "provenance", "echo"], guard = [Fence], turns = 24, call_timeout = "30s")]
 async fn fenced(task: String) -> String {
     task
 }
 
 /// The suite's tools, fenced, and provenance.
-#[orchestrator(with = [LiveTools], guard = [Fence, Provenance], turns = 24, call_timeout = "30s")]
+#[orchestrator(with = [LiveTools], exclude = ["unguarded", "fenced", "provenance", "echo"], guard = [Fence, Provenance], turns = 24, call_timeout = "30s")]
 async fn provenance(task: String) -> String {
     task
 }
 
 /// The suite's tools, fenced, provenance, and the answer's echoes taken out.
-#[orchestrator(with = [LiveTools], guard = [Fence, Provenance, Echo], turns = 24, call_timeout = "30s")]
+#[orchestrator(with = [LiveTools], exclude = ["unguarded", "fenced", "provenance", "echo"], guard = [Fence, Provenance, Echo], turns = 24, call_timeout = "30s")]
 async fn echo(task: String) -> String {
     task
 }
