@@ -15,6 +15,8 @@ import argparse
 import logging
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -48,7 +50,17 @@ def main(argv: list[str] | None = None) -> int:
     from server import serve
 
     os.makedirs(args.state, exist_ok=True)
+    threading.Thread(target=exit_with_parent, args=(os.getppid(),), daemon=True).start()
     return serve(args.suite, args.port, args.state)
+
+
+def exit_with_parent(parent: int) -> None:
+    """Ends the process once the one that started it is gone, however it ended (a driver that
+    aborted cannot kill it)."""
+    while os.getppid() == parent:
+        time.sleep(1)
+    logging.info("the process that started the harness is gone: exiting")
+    os._exit(0)
 
 
 if __name__ == "__main__":
