@@ -504,3 +504,42 @@ async fn an_answer_that_passes_an_injection_on_word_for_word_loses_that_sentence
     assert!(held(&result).contains(&("echo".into(), "answer".into(), "redacted".into())));
     running.stop().await;
 }
+
+#[tokio::test]
+async fn one_callers_untrusted_text_does_not_reach_another_callers_run() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    SENT.lock().unwrap().clear();
+    // Alice's person declines; Bob's client cannot be asked at all.
+    let mut alice = start(Some(ElicitResult::decline)).await;
+    let mut bob = common::client_for(alice.server.addr);
+    bob.connect().await.expect("connects");
+
+    let (read, noted) = tokio::join!(alice.call("Answer my mail"), async {
+        bob.tools()
+            .call("assistant", [("task", "Check my notes first")])
+            .await
+            .expect("the call answers")
+    });
+
+    assert!(!read.is_error && !noted.is_error, "{read:?} / {noted:?}");
+    // Bob's run read nothing untrusted: his send ran unasked, though Alice's run was tainted.
+    assert_eq!(
+        sent(),
+        ["me@home.example"],
+        "Alice's send declined, Bob's ran"
+    );
+    assert!(
+        report(&noted).get("untrusted").is_none(),
+        "{}",
+        report(&noted)
+    );
+    assert_eq!(report(&read)["untrusted"], json!(["read_mail"]));
+    assert_eq!(
+        alice.asked().len(),
+        1,
+        "only Alice was asked: {:?}",
+        alice.asked()
+    );
+    drop(bob);
+    alice.stop().await;
+}
