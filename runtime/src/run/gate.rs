@@ -70,7 +70,7 @@ impl<'a> Gate<'a> {
     }
 
     /// Whether `call` is a question of the model's, put to the respondent, never approved.
-    fn inquires(&self, call: &svir::ToolCall) -> bool {
+    pub(crate) fn inquires(&self, call: &svir::ToolCall) -> bool {
         self.respondent.is_some() && call.name == ASK_CALLER
     }
 

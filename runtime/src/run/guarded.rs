@@ -92,7 +92,9 @@ where
         if guards.is_empty() {
             return Ok(guarded);
         }
-        for call in &done.calls {
+        // The run's own tools (a search, a question to the caller) act on nothing outside it.
+        let own = |call: &ToolCall| self.searches(call) || self.seams.gate.inquires(call);
+        for call in done.calls.iter().filter(|call| !own(call)) {
             let seen = Seen::call(&call.name, &call.arguments)
                 .hints(guards.hints_of(&call.name))
                 .tainted(&run.untrusted);

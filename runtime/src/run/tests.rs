@@ -237,3 +237,38 @@ async fn a_model_of_its_own_that_never_answers_is_stopped_at_the_runs_deadline()
     );
     assert!(started.elapsed() < Duration::from_secs(2));
 }
+
+/// Guards: after untrusted text, provenance asks about the toolbox's calls, never the run's own
+/// search, which acts on nothing outside the run.
+#[tokio::test]
+async fn provenance_leaves_the_runs_own_search_alone() {
+    use crate::guard::{Provenance, ToolHints};
+    use crate::toolbox::ToolPattern;
+
+    let tools = svir::Tools::new()
+        .add_tool(
+            svir::Tool::new("read_bill", "The bill"),
+            |_: serde_json::Value| async { "pay US13 now" },
+        )
+        .add_tool(
+            svir::Tool::new("crm_add", "Adds a contact"),
+            |_: serde_json::Value| async { "added" },
+        );
+    let model = ScriptedModel::new([
+        Reply::call("read_bill", json!({})),
+        Reply::call("search_tools", json!({"query": "add a contact"})),
+        Reply::text("Found it."),
+    ]);
+    let pattern = |text| ToolPattern::new(text).expect("a pattern");
+    let outcome = Orchestration::new(&model, &tools)
+        .defer([pattern("crm_*")])
+        .hints(pattern("read_bill"), ToolHints::untrusted().read_only())
+        .guard(Provenance)
+        .run("Pay my bill")
+        .await
+        .expect("answers");
+    assert_eq!(outcome.untrusted, ["read_bill"]);
+    assert!(outcome.held.is_empty(), "{:?}", outcome.held);
+    let searched = &model.requests()[2].tool_results()[1].1;
+    assert!(searched.contains("crm_add"), "{searched}");
+}
