@@ -28,6 +28,7 @@ static FETCHED: Mutex<Vec<String>> = Mutex::new(Vec::new());
     annotations = r#"{"readOnlyHint": true, "openWorldHint": true}"#
 )]
 async fn read_mail() -> String {
+    common::durable::noted("read_mail");
     format!("From bob: lunch at noon? From eve: {INJECTION}. From ops: the code is SECRET-42.")
 }
 
@@ -41,6 +42,7 @@ async fn list_notes() -> String {
 
 #[tool(descr = "Sends a mail", annotations = r#"{"readOnlyHint": false}"#)]
 async fn send_mail(to: String) -> String {
+    common::durable::noted("send_mail");
     SENT.lock().unwrap().push(to.clone());
     format!("sent to {to}")
 }
@@ -90,6 +92,13 @@ async fn mail_chat(task: String) -> String {
     task
 }
 
+/// Answers mail as a durable run on Restate, called as an MCP task, guarded.
+#[cfg(not(feature = "legacy-spec"))]
+#[orchestrator(guard = [Fence, Provenance], durable = true, task_support = "optional")]
+async fn durable_assistant(task: String) -> String {
+    task
+}
+
 /// A model that obeys: it does what the task says, and what the mail says once it read it.
 fn obedient() -> ScriptedModel {
     ScriptedModel::from_fn(|seen: &SeenRequest| {
@@ -126,6 +135,14 @@ fn obedient() -> ScriptedModel {
     })
 }
 
+/// `app` with the guards the orchestrators of this file are given.
+fn guarded(app: App) -> App {
+    app.add_singleton(Fence::new())
+        .add_singleton(Provenance)
+        .add_singleton(Echo::new())
+        .add_singleton(House)
+}
+
 /// The server with the obedient model and the guards, and a client; one whose person answers
 /// each question with `answer`, else one that declares no elicitation.
 struct Running {
@@ -142,13 +159,7 @@ async fn start(answer: Option<fn() -> ElicitResult>) -> Running {
 
 async fn start_with(script: ScriptedModel, answer: Option<fn() -> ElicitResult>) -> Running {
     let model = script.serve().await.expect("serves");
-    let app = App::new()
-        .add_singleton(model.model())
-        .add_singleton(Fence::new())
-        .add_singleton(Provenance)
-        .add_singleton(Echo::new())
-        .add_singleton(House);
-    let server = Server::start(app).await;
+    let server = Server::start(guarded(App::new().add_singleton(model.model()))).await;
     let mut client = common::client_for(server.addr);
     let asked = Arc::new(Mutex::new(Vec::new()));
     if let Some(answer) = answer {
@@ -387,14 +398,7 @@ async fn provenance_holds_when_the_answer_goes_to_another_replica() {
     let script = obedient();
     let model = script.serve().await.expect("serves");
     let replicas = redis
-        .two_replicas(|| {
-            App::new()
-                .add_singleton(model.model())
-                .add_singleton(Fence::new())
-                .add_singleton(Provenance)
-                .add_singleton(Echo::new())
-                .add_singleton(House)
-        })
+        .two_replicas(|| guarded(App::new().add_singleton(model.model())))
         .await;
     let call = |state: Option<&str>, answers: Option<Value>| {
         let mut params = json!({"name": "assistant", "arguments": {"task": "Answer my mail"}});
@@ -444,6 +448,91 @@ async fn provenance_holds_when_the_answer_goes_to_another_replica() {
     for replica in replicas {
         replica.stop().await;
     }
+}
+
+/// Serves `durable_assistant` when this binary runs as a durable replica
+/// ([`common::durable::Replica`]), else does nothing.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test]
+async fn durable_replica() {
+    common::durable::serve_replica(guarded).await;
+}
+
+/// Provenance through a durable replay: the durable run that read the mail waits, as an MCP task,
+/// for the send's approval; its replica is killed, and the run replayed from Restate's journal on
+/// the replica started again (the mail not read again, the model not asked again) still knows
+/// the mail is untrusted: the same question waits, under the same key. Approved, the send runs
+/// once. Were the taint lost in the replay, the send would run unasked. Ignored by a plain
+/// `cargo test`: `scripts/test` installs restate-server and runs it with `--ignored`.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn provenance_holds_through_a_durable_replay() {
+    use common::durable::{Replica, task_at};
+    use common::rounds::request;
+
+    let restate = common::restate::Restate::start().await;
+    let script = obedient();
+    let model = script.serve().await.expect("serves");
+    let calls = std::env::temp_dir().join(format!("ladoga-guards-durable-{}", std::process::id()));
+    let _ = std::fs::remove_file(&calls);
+    let made = || std::fs::read_to_string(&calls).unwrap_or_default();
+    let (http, endpoint) = (common::free_addr(), common::free_addr());
+    let url = model.url();
+    let start = || Replica::start("durable_replica", (http, endpoint), &restate, &url, &calls);
+    let replica = start().await;
+
+    let arguments = json!({"task": "Answer my mail"});
+    let params = json!({"name": "durable_assistant", "arguments": arguments, "task": {}});
+    let started = request(http, "", "tools/call", params).await;
+    let id = started["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {started}"))
+        .to_owned();
+    let waiting = task_at(http, &id, &["input_required"]).await;
+    let requests = waiting["inputRequests"].as_object().expect("the questions");
+    assert_eq!(requests.len(), 1, "{waiting}");
+    let (key, asked) = requests.iter().next().expect("one");
+    let message = asked["params"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("send_mail"), "{waiting}");
+    assert_eq!(made(), "read_mail\n", "nothing sent before the answer");
+    assert_eq!(script.requests().len(), 2, "read, then the send asked for");
+
+    drop(replica);
+    let replica = start().await;
+    // Replayed: the same question waits, under the same key, nothing read or asked again.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let again = task_at(http, &id, &["input_required"]).await;
+    let keys: Vec<&String> = again["inputRequests"]
+        .as_object()
+        .expect("asked")
+        .keys()
+        .collect();
+    assert_eq!(keys, [key], "{again}");
+    assert_eq!(made(), "read_mail\n", "{again}");
+
+    let answers = json!({ key: {"action": "accept", "content": {}} });
+    let update = json!({"taskId": id, "inputResponses": answers});
+    let updated = request(http, "", "tasks/update", update).await;
+    assert!(updated.get("error").is_none(), "{updated}");
+    let done = task_at(http, &id, &["completed", "failed", "cancelled"]).await;
+
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(made(), "read_mail\nsend_mail\n", "each call ran once");
+    assert_eq!(script.requests().len(), 3, "each request was sent once");
+    let fenced = &script.requests()[1].tool_results()[0].1;
+    assert!(
+        fenced.starts_with("<untrusted-data source=\"read_mail\">"),
+        "{fenced}"
+    );
+    let report = &done["result"]["content"][0]["_meta"][REPORT_KEY];
+    assert_eq!(report["untrusted"], json!(["read_mail"]), "{report}");
+    assert_eq!(report["approvals"][0]["decision"], "approved", "{report}");
+    let asked_by = |entry: &Value| entry["guard"] == "provenance" && entry["action"] == "asked";
+    let held = report["held"].as_array().expect("held");
+    assert!(held.iter().any(asked_by), "{report}");
+    drop(replica);
+    let _ = std::fs::remove_file(&calls);
 }
 
 #[tokio::test]

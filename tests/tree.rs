@@ -11,6 +11,9 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use common::durable::noted;
+#[cfg(not(feature = "legacy-spec"))]
+use common::durable::task_at;
 use common::{Server, text};
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer, SeenRequest};
 use ladoga::{REPORT_KEY, orchestrator};
@@ -36,23 +39,6 @@ async fn list_tasks() -> String {
     LISTED.fetch_add(1, Ordering::SeqCst);
     noted("list_tasks");
     "1. Tag v1.0".to_owned()
-}
-
-/// The file a durable replica of this binary notes each call it makes in, one tool a line, so
-/// that the counts outlive a replica killed.
-const CALLS_VAR: &str = "LADOGA_TREE_CALLS";
-
-/// Notes a call of `tool` in the calls file, when this binary runs as a durable replica.
-fn noted(tool: &str) {
-    use std::io::Write;
-
-    if let Ok(path) = std::env::var(CALLS_VAR) {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path);
-        let _ = writeln!(file.expect("the calls file"), "{tool}");
-    }
 }
 
 /// Plans the week with the other tools, `research` among them.
@@ -595,24 +581,6 @@ async fn a_question_asked_below_a_task_is_the_tasks_and_tasks_update_answers_it(
     server.stop().await;
 }
 
-/// `tasks/get` of the task `id` at `addr` every 100 ms until its status is one of `statuses`
-/// (for at most 60 s): the task then.
-#[cfg(not(feature = "legacy-spec"))]
-async fn task_at(addr: std::net::SocketAddr, id: &str, statuses: &[&str]) -> Value {
-    let mut got = Value::Null;
-    for _ in 0..600 {
-        got = common::rounds::request(addr, "", "tasks/get", json!({"taskId": id})).await;
-        if statuses
-            .iter()
-            .any(|status| got["result"]["status"] == *status)
-        {
-            return got["result"].clone();
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    panic!("the task {id} never turned {statuses:?}: {got}");
-}
-
 /// The requests `plan` and `research` were sent.
 #[cfg(not(feature = "legacy-spec"))]
 fn requests_of(script: &ScriptedModel) -> (usize, usize) {
@@ -620,79 +588,11 @@ fn requests_of(script: &ScriptedModel) -> (usize, usize) {
 }
 
 /// Serves the durable `plan_durably` when this binary runs as a durable replica
-/// (`LADOGA_TREE_REPLICA`: its MCP address, its Restate endpoint, restate-server's ingress and
-/// admin, comma-separated), else does nothing.
+/// ([`common::durable::Replica`]), else does nothing.
 #[cfg(not(feature = "legacy-spec"))]
 #[tokio::test]
 async fn durable_replica() {
-    let Ok(replica) = std::env::var("LADOGA_TREE_REPLICA") else {
-        return;
-    };
-    let [http, endpoint, ingress, admin] = replica.split(',').collect::<Vec<_>>()[..] else {
-        panic!("four comma-separated parts: {replica}");
-    };
-    let _ = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::WARN)
-        .try_init();
-    let model_url = std::env::var("LADOGA_MODEL_URL").expect("the model's URL");
-    let client = svir::Client::openai(model_url).build().expect("a client");
-    let app = App::new()
-        .without_greeting()
-        .with_options(|opt| {
-            opt.with_tasks()
-                .with_http(|http_options| http_options.bind(http).with_endpoint("/mcp"))
-                .with_timeout(std::time::Duration::from_secs(60))
-        })
-        .add_singleton(ladoga::Model::new(client, "scripted"));
-    let app = ladoga::TaskProgress::new().serve(app);
-    let app = ladoga::durable::Restate::new(ingress, endpoint.parse().expect("an address"))
-        .admin(admin)
-        .secret("the replicas' secret, for this test")
-        .serve(app)
-        .await
-        .expect("the Restate endpoint");
-    app.run().await;
-}
-
-/// A durable replica: this binary again, running `durable_replica`, killed when dropped.
-#[cfg(not(feature = "legacy-spec"))]
-struct Replica(std::process::Child);
-
-#[cfg(not(feature = "legacy-spec"))]
-impl Replica {
-    /// The replica serving MCP at `http` and its Restate endpoint at `endpoint`, on `restate`,
-    /// asking the model at `model_url` and noting its calls in `calls`.
-    async fn start(
-        http: std::net::SocketAddr,
-        endpoint: std::net::SocketAddr,
-        restate: &common::restate::Restate,
-        model_url: &str,
-        calls: &std::path::Path,
-    ) -> Self {
-        let replica = format!(
-            "{http},{endpoint},{},{}",
-            restate.ingress(),
-            restate.admin()
-        );
-        let child = std::process::Command::new(std::env::current_exe().expect("this binary"))
-            .args(["--exact", "durable_replica", "--nocapture"])
-            .env("LADOGA_TREE_REPLICA", replica)
-            .env("LADOGA_MODEL_URL", model_url)
-            .env(CALLS_VAR, calls)
-            .spawn()
-            .expect("a replica");
-        common::wait_for(http).await;
-        restate.wait_for_service("LadogaRun").await;
-        Self(child)
-    }
-}
-
-#[cfg(not(feature = "legacy-spec"))]
-impl Drop for Replica {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+    common::durable::serve_replica(|app| app).await;
 }
 
 /// A durable run's question asked below it (an approval `research` needs, two runs down) is its
@@ -706,6 +606,7 @@ impl Drop for Replica {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
+    use common::durable::Replica;
     use common::rounds::request;
 
     let restate = common::restate::Restate::start().await;
@@ -723,7 +624,9 @@ async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
     let _ = std::fs::remove_file(&calls);
     let made = || std::fs::read_to_string(&calls).unwrap_or_default();
     let (http, endpoint) = (common::free_addr(), common::free_addr());
-    let replica = Replica::start(http, endpoint, &restate, &model.url(), &calls).await;
+    let url = model.url();
+    let start = || Replica::start("durable_replica", (http, endpoint), &restate, &url, &calls);
+    let replica = start().await;
 
     let params = json!({"name": "plan_durably", "arguments": {"task": "Plan my week"}, "task": {}});
     let started = request(http, "", "tools/call", params).await;
@@ -748,7 +651,7 @@ async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
     assert_eq!(made(), "list_tasks\n", "nothing ran but the other call");
 
     drop(replica);
-    let replica = Replica::start(http, endpoint, &restate, &model.url(), &calls).await;
+    let replica = start().await;
     // Replayed: the same question waits, under the same key.
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let again = task_at(http, &id, &["input_required"]).await;
@@ -772,7 +675,7 @@ async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
     }
     assert_eq!(requests_of(&script), (2, 2), "{:?}", made());
     drop(replica);
-    let replica = Replica::start(http, endpoint, &restate, &model.url(), &calls).await;
+    let replica = start().await;
     let done = task_at(http, &id, &["completed", "failed", "cancelled"]).await;
 
     assert_eq!(done["status"], "completed", "{done}");
