@@ -146,3 +146,51 @@ async fn an_orchestrator_is_not_offered_to_its_own_model_unless_it_recurses() {
     assert!(offered.contains(&"delegate_a".to_owned()), "{offered:?}");
     server.stop().await;
 }
+
+/// Descends a level, twelve at most.
+#[orchestrator(recurse, depth = 12)]
+async fn descend(level: String) -> String {
+    level
+}
+
+/// A tree of runs nested twelve deep in process, on a tokio worker with tokio's default 2 MiB of
+/// stack. Each run is polled inside its parent's poll; in a debug build a level's frames are
+/// about 300 KiB, so the tree needs twice the worker's stack: a run polls on a new segment once
+/// its thread's is nearly used up, and the tree answers instead of aborting the process.
+#[test]
+fn a_tree_nested_deeper_than_a_workers_stack_holds_answers() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_stack_size(2 * 1024 * 1024)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let tree = async {
+        let script = ScriptedModel::from_fn(|request: &SeenRequest| {
+            if let Some((_, result)) = request.tool_results().last() {
+                return Reply::text(format!("({result})"));
+            }
+            match request.tool_names().iter().any(|tool| tool == "descend") {
+                true => Reply::call("descend", json!({"level": "deeper"})),
+                false => Reply::text("floor"),
+            }
+        });
+        let model = script.serve().await.expect("serves");
+        let server = Server::start(App::new().add_singleton(model.model())).await;
+        let client = server.client().await;
+        let result = client
+            .tools()
+            .call("descend", [("level", "top")])
+            .await
+            .expect("tools/call");
+        server.stop().await;
+        (text(&result), script.requests().len())
+    };
+    // On a worker, as a server's handlers run, not on the test's own thread.
+    let (answer, requests) = runtime
+        .block_on(async { tokio::spawn(tree).await })
+        .expect("the tree answers");
+
+    assert_eq!(answer, format!("{}floor{}", "(".repeat(12), ")".repeat(12)));
+    assert_eq!(requests, 25, "two requests a level, one at the floor");
+}

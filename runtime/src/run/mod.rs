@@ -21,7 +21,8 @@
 //! - `steer.rs`: steering, the messages a caller sends a run in flight, read at each turn;
 //! - `recorder.rs`: a durable run's steps, recorded by the recorder it is handed (a Restate
 //!   journal, `durable/`);
-//! - `seams.rs`: what the run is plugged into, filled once by whoever starts it.
+//! - `seams.rs`: what the run is plugged into, filled once by whoever starts it;
+//! - `stack.rs`: a run's polls, on a new stack segment when its thread's is nearly used up.
 
 mod ask;
 pub(crate) mod booking;
@@ -37,6 +38,7 @@ mod seams;
 mod search;
 mod settings;
 mod spend;
+mod stack;
 mod state;
 mod steer;
 #[cfg(test)]

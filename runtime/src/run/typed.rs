@@ -61,10 +61,13 @@ where
     where
         O: DeserializeOwned + JsonSchema,
     {
-        let (span, watch, usage) = self.watch();
-        let typed = self.typed::<O>(brief, usage).instrument(span).await;
-        watch.ended(typed.as_ref().map(|(_, outcome)| outcome));
-        typed
+        super::stack::with_room(async {
+            let (span, watch, usage) = self.watch();
+            let typed = self.typed::<O>(brief, usage).instrument(span).await;
+            watch.ended(typed.as_ref().map(|(_, outcome)| outcome));
+            typed
+        })
+        .await
     }
 
     async fn typed<O: DeserializeOwned + JsonSchema>(
