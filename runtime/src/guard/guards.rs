@@ -53,6 +53,16 @@ impl Guards {
         self.set().list.push(guard);
     }
 
+    /// Adds the guards of `above` (a run above this one in the agent tree) that this run has
+    /// none of the same name of, after its own.
+    pub(crate) fn inherit(&mut self, above: &Guards) {
+        for guard in above.list() {
+            if !self.list().iter().any(|own| own.name() == guard.name()) {
+                self.add(Arc::clone(guard));
+            }
+        }
+    }
+
     /// The set, to change: this run's own from now on.
     fn set(&mut self) -> &mut Set {
         Arc::make_mut(self.0.get_or_insert_with(Arc::default))

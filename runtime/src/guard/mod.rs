@@ -21,6 +21,11 @@
 //! (or [`Orchestration::hints`](crate::Orchestration::hints)) says the rest, for a server one
 //! does not control.
 //!
+//! Guards hold down the agent tree: a run started by a guarded run's call (an orchestrator its
+//! model called in process) is guarded by that run's guards too, counts its brief as the untrusted
+//! text the run above had read, and tells the run above what it read, which then counts its
+//! answer as untrusted, from `research › read_mail` say.
+//!
 //! # Examples
 //! A guard of one's own: no result may carry an IBAN to the model.
 //! ```
@@ -62,6 +67,7 @@ mod fence;
 mod guards;
 mod held;
 mod hinted;
+mod inherited;
 mod provenance;
 mod seen;
 
@@ -69,6 +75,7 @@ pub use self::echo::{ECHOED_WORDS, Echo};
 pub use self::fence::{DEFAULT_FENCE_BOUND, FENCE_CLOSE, Fence};
 pub(crate) use self::guards::{Checked, Guards};
 pub use self::held::{Held, HeldAction};
+pub(crate) use self::inherited::{Inherited, ReadBelow, passed_on};
 pub use self::provenance::Provenance;
 pub use self::seen::{At, Seen};
 pub use crate::toolbox::ToolHints;

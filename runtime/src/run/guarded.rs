@@ -4,9 +4,10 @@
 use svir::{Completion, Message, Part, Role, ToolCall, ToolResult, Toolbox};
 
 use crate::error::RunError;
-use crate::guard::{Checked, Held, Seen};
+use crate::guard::{Checked, Held, Seen, ToolHints};
 use crate::model::CompletionModel;
 use crate::run::{Orchestration, Run};
+use crate::tree::PATH_SEPARATOR;
 
 /// What the guards made of a turn's calls.
 #[derive(Default)]
@@ -131,7 +132,15 @@ where
             if unguarded(call) {
                 continue;
             }
-            let hints = guards.hints_of(&call.name);
+            // A run this call started that read untrusted text answers with what it read.
+            let below = read_below(run, call, calls);
+            let hints = match below.is_empty() {
+                true => guards.hints_of(&call.name),
+                false => ToolHints {
+                    untrusted: true,
+                    ..guards.hints_of(&call.name)
+                },
+            };
             let seen = Seen::result(&call.name, &result.content)
                 .hints(hints)
                 .tainted(&run.untrusted);
@@ -150,8 +159,16 @@ where
                 }
                 Checked::Tripped { guard, why } => return Err(RunError::Tripped { guard, why }),
             };
-            if read && hints.taints() && !run.untrusted.contains(&call.name) {
-                run.untrusted.push(call.name.clone());
+            if read && hints.taints() {
+                let sources = match below.is_empty() {
+                    true => vec![call.name.clone()],
+                    false => below,
+                };
+                for source in sources {
+                    if !run.untrusted.contains(&source) {
+                        run.untrusted.push(source);
+                    }
+                }
             }
         }
         Ok(())
@@ -204,4 +221,31 @@ fn blocked(call_id: &str, guard: &str, why: &str) -> ToolResult {
         call_id,
         format!("The guard `{guard}` held this back: {why}."),
     )
+}
+
+/// Where the untrusted text came from that the run `call` started read, as paths from this run
+/// (`research › read_mail`): as it told this run (a run named otherwise than the tool that
+/// started it is counted for every call of the turn), or as its report says (a durable run's
+/// replayed turn, whose run below does not run again). Not the sources this run had read itself
+/// when it made the call, which the run below began with.
+fn read_below(run: &Run, call: &ToolCall, calls: &[ToolCall]) -> Vec<String> {
+    let started = |tool: &str| tool == call.name || calls.iter().all(|call| call.name != tool);
+    let told = (run.read_below.iter())
+        .filter(|(tool, _)| started(tool))
+        .flat_map(|(_, read)| read.iter().cloned());
+    let reports = (run.runs.iter())
+        .filter(|nested| nested.turn == run.turns && nested.tool == call.name)
+        .flat_map(|nested| match &nested.report["untrusted"] {
+            serde_json::Value::Array(sources) => sources.clone(),
+            _ => Vec::new(),
+        })
+        .filter_map(|source| source.as_str().map(str::to_owned));
+    let mut below: Vec<String> = Vec::new();
+    for source in told.chain(reports) {
+        let path = format!("{}{PATH_SEPARATOR}{source}", call.name);
+        if !run.untrusted.contains(&source) && !below.contains(&path) {
+            below.push(path);
+        }
+    }
+    below
 }

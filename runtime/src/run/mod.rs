@@ -21,8 +21,7 @@
 //! - `steer.rs`: steering, the messages a caller sends a run in flight, read at each turn;
 //! - `recorder.rs`: a durable run's steps, recorded by the recorder it is handed (a Restate
 //!   journal, `durable/`);
-//! - `seams.rs`: what the run is plugged into, filled once by whoever starts it;
-//! - `stack.rs`: a run's polls, on a new stack segment when its thread's is nearly used up.
+//! - `seams.rs`: what the run is plugged into, filled once by whoever starts it.
 
 mod ask;
 pub(crate) mod booking;
@@ -38,7 +37,6 @@ mod seams;
 mod search;
 mod settings;
 mod spend;
-mod stack;
 mod state;
 mod steer;
 #[cfg(test)]

@@ -401,12 +401,12 @@ where
     // bytes every run in flight would hold (rust-lang/rust#62958).
     #[allow(clippy::manual_async_fn)]
     pub fn run(self, brief: impl IntoBrief) -> impl Future<Output = Result<Outcome, RunError>> {
-        super::stack::with_room(async move {
+        async move {
             let (span, watch, usage) = self.watch();
             let outcome = self.run_loop(brief, usage).instrument(span).await;
             watch.ended(outcome.as_ref());
             outcome
-        })
+        }
     }
 
     async fn run_loop(

@@ -113,6 +113,10 @@ pub(crate) struct Run {
     /// Whether its guards have seen the answer it ends with.
     #[serde(skip)]
     pub(crate) answer_checked: bool,
+    /// Where the untrusted text the runs its last turn's calls started read came from, by the
+    /// tool that started each (a run with guards).
+    #[serde(skip)]
+    pub(crate) read_below: crate::guard::ReadBelow,
 }
 
 /// A request after a run's turns, which a run may pause in (the caller's model).
@@ -252,6 +256,7 @@ where
             held: Vec::new(),
             untrusted,
             answer_checked: false,
+            read_below: Vec::new(),
         })
     }
 

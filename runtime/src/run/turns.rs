@@ -1,7 +1,7 @@
 //! The turns: ask the model, screen its calls, run them at once, feed the results back, until
 //! it answers or a bound is reached. Each feature is called at one seam, named where it is.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::future::{Either, join_all};
 use svir::{ToolCall, ToolResult, Toolbox};
@@ -9,6 +9,7 @@ use tracing::{Instrument, Span};
 
 use crate::brief::IntoBrief;
 use crate::error::RunError;
+use crate::guard::passed_on;
 use crate::limits::{arguments, result};
 use crate::metrics;
 use crate::model::CompletionModel;
@@ -301,6 +302,17 @@ where
             }),
             None => Either::Right(ran),
         };
+        // Guards: the runs a guarded run's calls start hold its guards, and say what they read.
+        let (guards, read_below) = (&self.settings.guards, Mutex::new(Vec::new()));
+        let ran = match guards.is_empty() {
+            true => Either::Right(ran),
+            false => Either::Left(Box::pin(passed_on(
+                guards,
+                &run.untrusted,
+                &read_below,
+                ran,
+            ))),
+        };
         let ran = run.usage.scope(ran);
         let mut results = match self.journals_inbox() {
             false => self.recorded_calls(ran).await,
@@ -316,6 +328,9 @@ where
             Some((_, journaled)) => Some(journaled.answered(&mut results).await),
             None => None,
         };
+        run.read_below = read_below
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
         let mut ran = results.into_iter();
         // Durable: the calls a crash cut, not made again; not those whose results the journal
         // holds, which an attempt made before the crash.

@@ -61,13 +61,10 @@ where
     where
         O: DeserializeOwned + JsonSchema,
     {
-        super::stack::with_room(async {
-            let (span, watch, usage) = self.watch();
-            let typed = self.typed::<O>(brief, usage).instrument(span).await;
-            watch.ended(typed.as_ref().map(|(_, outcome)| outcome));
-            typed
-        })
-        .await
+        let (span, watch, usage) = self.watch();
+        let typed = self.typed::<O>(brief, usage).instrument(span).await;
+        watch.ended(typed.as_ref().map(|(_, outcome)| outcome));
+        typed
     }
 
     async fn typed<O: DeserializeOwned + JsonSchema>(

@@ -18,6 +18,7 @@ use crate::error::RunError;
 use crate::model::erased::DynModel;
 use crate::observe::{response, typed_response};
 use crate::tool::Orchestrator;
+use crate::tool::stack::with_room;
 
 /// The one runtime entry point of a generated handler.
 pub async fn answer(
@@ -42,9 +43,11 @@ pub async fn answer(
         _ => orchestrator,
     };
     // The run is one heap allocation, polled where it is: neva moves a handler's future as it
-    // wraps it, and the run's state is kilobytes, so a handler holds only a pointer to it.
+    // wraps it, and the run's state is kilobytes, so a handler holds only a pointer to it. A run
+    // nested deep in process polls on a stack segment of its own.
     let run = async {
-        match cost::reckoned(Box::pin(orchestrator.run(ctx, model, brief))).await {
+        let run = with_room(Box::pin(orchestrator.run(ctx, model, brief)));
+        match cost::reckoned(run).await {
             // The question to the caller: neva answers the round with it.
             (Err(RunError::Paused(error)), _) => Err(error),
             (run, spent) => Ok(response(run, spent)),
@@ -157,7 +160,7 @@ impl<T: Serialize + DeserializeOwned + JsonSchema> Output for T {
     ) -> Pin<Box<dyn Future<Output = Typed<T>> + Send + 'a>> {
         Box::pin(async move {
             let run = async {
-                let run = orchestrator.run_as::<_, T>(ctx, model, brief);
+                let run = with_room(Box::pin(orchestrator.run_as::<_, T>(ctx, model, brief)));
                 let (answered, spent) = cost::reckoned(run).await;
                 Ok(typed_response(answered, spent))
             };

@@ -10,6 +10,7 @@ mod orchestrator;
 mod prepare;
 mod quota;
 mod session;
+mod stack;
 
 pub use self::answer::{Output, Report, Typed, answer};
 pub(crate) use self::briefing::Briefing;

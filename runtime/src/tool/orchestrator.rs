@@ -14,6 +14,7 @@ use crate::approval::Approvals;
 use crate::brief::IntoBrief;
 use crate::cost::{Dollars, Quota};
 use crate::error::RunError;
+use crate::guard::Inherited;
 use crate::limits::Limits;
 use crate::model::CompletionModel;
 use crate::outcome::Outcome;
@@ -610,7 +611,7 @@ impl Orchestrator {
         prepared
             .close(matches!(run, Err(RunError::Paused(_))))
             .await;
-        told_above(run.as_ref());
+        told_above(self.settings.name.as_deref(), run.as_ref());
         run
     }
 
@@ -630,7 +631,10 @@ impl Orchestrator {
             (self.start(ctx, brief, model.asks_caller(), model.schema_profile())).await?;
         let run = prepared.orchestration(self, ctx, model).run_as(brief).await;
         prepared.close_beside(matches!(run, Err(RunError::Paused(_))));
-        told_above(run.as_ref().map(|(_, outcome)| outcome));
+        told_above(
+            self.settings.name.as_deref(),
+            run.as_ref().map(|(_, outcome)| outcome),
+        );
         run
     }
 
@@ -655,9 +659,15 @@ impl Orchestrator {
 }
 
 /// The tree: tells the call of the run above, if another's model started this run, how it went:
-/// its report when it ended, or that it paused for a question answered in a later round. Last,
-/// once the run let go of all it held: the call above may end the moment it hears of a pause.
-fn told_above(run: Result<&Outcome, &RunError>) {
+/// its report when it ended, or that it paused for a question answered in a later round; and a
+/// guarded run above, where the untrusted text this one read came from, this run being `tool`'s.
+/// Last, once the run let go of all it held: the call above may end the moment it hears of a
+/// pause.
+fn told_above(tool: Option<&str>, run: Result<&Outcome, &RunError>) {
+    // Guards: the run above counts the untrusted text this one read, which its answer may carry.
+    if let (Some(above), Ok(outcome)) = (Inherited::current(), run) {
+        above.read(tool.unwrap_or_default(), &outcome.untrusted);
+    }
     let Some(site) = Site::current() else {
         return;
     };

@@ -9,7 +9,7 @@ use neva::Context;
 use crate::approval::Approvals;
 use crate::brief::IntoBrief;
 use crate::error::RunError;
-use crate::guard::{Guards, ToolHints};
+use crate::guard::{Guards, Inherited, ToolHints};
 use crate::model::CompletionModel;
 use crate::model::caller::Caller;
 use crate::run::booking::Booking;
@@ -109,7 +109,9 @@ impl Orchestrator {
             .is_some_and(|above| above.top.answers_later());
         // Boxed, and only for a run that asks (its model too): a keeper is a kilobyte every run
         // would carry.
-        let guarded = !self.settings.guards.is_empty();
+        // Guards: those of a guarded run whose call started this one hold here too.
+        let inherited = Inherited::current();
+        let guarded = !self.settings.guards.is_empty() || inherited.is_some();
         let keeper = match self.asking.approvals.is_none()
             && !asks
             && !asks_caller
@@ -125,7 +127,7 @@ impl Orchestrator {
         let tools = self.toolbox_for(ctx, Some(profile)).await?;
         let approvals = self.annotated(ctx).await;
         let guards = match guarded {
-            true => Some(self.guards(ctx, &tools).await),
+            true => Some(self.guards(ctx, &tools, inherited.as_ref()).await),
             false => None,
         };
         let lease = self.lease(ctx, keeper.as_deref(), entered.key()).await?;
@@ -192,9 +194,17 @@ impl Orchestrator {
     }
 
     /// The guards, with what the run knows of its tools: the server's own tools' annotations,
-    /// every tool of an added toolbox untrusted, and the attached resources untrusted text.
-    async fn guards(&self, ctx: &Context, tools: &ToolUnion) -> Guards {
+    /// every tool of an added toolbox untrusted, and the attached resources untrusted text; and
+    /// those of the run `above` whose call started this one, whose untrusted text the brief
+    /// counts as holding.
+    async fn guards(&self, ctx: &Context, tools: &ToolUnion, above: Option<&Inherited>) -> Guards {
         let mut guards = self.settings.guards.clone();
+        if let Some(above) = above {
+            guards.inherit(above.guards());
+            for source in above.tainted() {
+                guards.briefed(source.clone());
+            }
+        }
         for tool in ctx.tools().list().await {
             let hints = tool.annotations.as_ref();
             let mut known = ToolHints::default();
