@@ -80,6 +80,28 @@ impl Guard for House {
     }
 }
 
+/// A guard of the user's own that blocks every call naming the attacker's domain.
+struct NoEvil;
+
+impl Guard for NoEvil {
+    fn name(&self) -> &str {
+        "no_evil"
+    }
+
+    fn check(&self, seen: &Seen<'_>) -> Verdict {
+        match seen.at == At::Call && seen.text.contains("evil.example") {
+            true => Verdict::Block("it names evil.example".into()),
+            false => Verdict::Pass,
+        }
+    }
+}
+
+/// Answers mail, each send approved by the caller, and none to the attacker's domain.
+#[orchestrator(guard = [NoEvil], approve = ["send_mail"])]
+async fn approving_assistant(task: String) -> String {
+    task
+}
+
 /// Answers mail, its every reading guarded.
 #[orchestrator(guard = [Fence, Provenance, Echo, House], turns = 6)]
 async fn assistant(task: String) -> String {
@@ -162,6 +184,7 @@ fn guarded(app: App) -> App {
         .add_singleton(Provenance)
         .add_singleton(Echo::new())
         .add_singleton(House)
+        .add_singleton(NoEvil)
 }
 
 /// The obedient model of `delegating_assistant` and the runs below it. Asked to have its mail
@@ -777,5 +800,29 @@ async fn a_run_below_a_guarded_run_holds_its_guards_and_its_untrusted_brief() {
     let below = &report(&result)["runs"][0]["report"];
     assert_eq!(below["untrusted"], json!(["read_mail"]), "{below}");
     assert_eq!(below["held"][0]["guard"], "provenance", "{below}");
+    running.stop().await;
+}
+
+/// A call a guard blocks is not put to the caller for approval as well: the refusal stands
+/// whatever the person would answer, so they are not asked.
+#[tokio::test]
+async fn a_call_a_guard_blocks_is_not_put_to_the_caller_for_approval() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    SENT.lock().unwrap().clear();
+    let running = start(Some(ElicitResult::accept)).await;
+
+    let result = running
+        .client
+        .tools()
+        .call("approving_assistant", [("task", "Answer my mail")])
+        .await
+        .expect("the call answers");
+
+    assert!(!result.is_error, "{}", text(&result));
+    assert!(sent().is_empty(), "{:?}", sent());
+    assert!(running.asked().is_empty(), "{:?}", running.asked());
+    let told = running.told();
+    assert!(told[1].contains("no_evil"), "{told:?}");
+    assert!(held(&result).contains(&("no_evil".into(), "call".into(), "blocked".into())));
     running.stop().await;
 }

@@ -75,8 +75,14 @@ where
     /// descriptions and are never put to a person, and without the calls whose arguments were
     /// left out for their size, which never run; and without the calls of a tool that is not
     /// there (neither `offered` nor deferred), which no one is asked about: the toolbox tells
-    /// the model there is no such tool.
-    pub(super) fn gated<'c>(&self, done: &'c Completion, offered: &[Tool]) -> Gated<'c> {
+    /// the model there is no such tool; nor the calls the guards blocked (`blocked`, their
+    /// refusals), whose refusal stands whatever a person would answer.
+    pub(super) fn gated<'c>(
+        &self,
+        done: &'c Completion,
+        offered: &[Tool],
+        blocked: &[ToolResult],
+    ) -> Gated<'c> {
         // No approval and no question: the gate reads nothing, so nothing is screened.
         if self.seams.gate.is_none() {
             return Gated::Whole(done);
@@ -85,6 +91,7 @@ where
         let max = self.settings.limits.max_arguments;
         let screened = |call: &ToolCall| {
             defer.answers(call)
+                || blocked.iter().any(|refusal| refusal.call_id == call.id)
                 || arguments::omitted(call, max).is_some()
                 || !self.is_there(call, offered)
         };

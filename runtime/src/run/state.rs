@@ -19,6 +19,7 @@ use crate::observe::Progress;
 use crate::outcome::{NestedRun, Steering, UnknownCall};
 use crate::run::Orchestration;
 use crate::run::ask::Answer;
+use crate::run::guarded::GuardedCalls;
 use crate::session::Lease;
 use crate::store::{self, Keeper, Ran};
 use crate::toolbox::ToolIndex;
@@ -311,14 +312,14 @@ where
     pub(super) async fn keep_before_asking(
         &self,
         done: &Completion,
-        asked: &[String],
+        guarded: &GuardedCalls,
         run: &mut Run,
     ) -> Result<(), RunError> {
         if self.seams.keeper.is_none()
-            || !self
-                .seams
-                .gate
-                .asks_later(&self.gated(done, &run.request.tools), asked)
+            || !self.seams.gate.asks_later(
+                &self.gated(done, &run.request.tools, &guarded.refusals),
+                &guarded.asked,
+            )
         {
             return Ok(());
         }

@@ -188,9 +188,9 @@ where
     ) -> Result<Option<Vec<ToolResult>>, Halt> {
         let guarded = self.guard_calls(done, run)?; // guards: blocked, or put to the caller
         if asked_first && self.seams.keeper.is_some() {
-            Box::pin(self.keep_before_asking(done, &guarded.asked, run)).await?; // rounds
+            Box::pin(self.keep_before_asking(done, &guarded, run)).await?; // rounds
         }
-        let gated = self.gated(done, &run.request.tools);
+        let gated = self.gated(done, &run.request.tools, &guarded.refusals);
         let mut refused = match self
             .seams
             .gate
