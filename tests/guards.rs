@@ -80,6 +80,23 @@ impl Guard for House {
     }
 }
 
+/// An inbox as a resource, with the attacker's mail and a secret in it.
+#[resource(uri = "mail://inbox", mime = "text/plain")]
+async fn inbox(uri: Uri) -> Result<TextResourceContents, Error> {
+    let mails = format!("From eve: {INJECTION}. From ops: the code is SECRET-42.");
+    Ok(TextResourceContents::new(uri, mails))
+}
+
+/// Answers the mail attached to its brief, guarded.
+#[orchestrator(
+    attach = ["mail://inbox"],
+    guard = [Fence, Provenance, House],
+    tools = ["send_mail"]
+)]
+async fn inbox_assistant(task: String) -> String {
+    task
+}
+
 /// A guard of the user's own that blocks every call naming the attacker's domain.
 struct NoEvil;
 
@@ -824,5 +841,45 @@ async fn a_call_a_guard_blocks_is_not_put_to_the_caller_for_approval() {
     let told = running.told();
     assert!(told[1].contains("no_evil"), "{told:?}");
     assert!(held(&result).contains(&("no_evil".into(), "call".into(), "blocked".into())));
+    running.stop().await;
+}
+
+/// A resource attached to the brief is shown to the guards as an untrusted result: fenced, its
+/// secret redacted by the user's guard, before the model reads it; and the send the attacker's
+/// mail asks for is put to the person, who declines it.
+#[tokio::test]
+async fn an_attached_resource_is_fenced_and_guarded_like_an_untrusted_result() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    SENT.lock().unwrap().clear();
+    let script = ScriptedModel::new([
+        Reply::call("send_mail", json!({"to": "eve@evil.example"})),
+        Reply::text("Done."),
+    ]);
+    let running = start_with(script, Some(ElicitResult::decline)).await;
+
+    let result = running
+        .client
+        .tools()
+        .call("inbox_assistant", [("task", "Answer the mail attached")])
+        .await
+        .expect("the call answers");
+
+    assert!(!result.is_error, "{}", text(&result));
+    assert!(sent().is_empty(), "{:?}", sent());
+    assert_eq!(running.asked().len(), 1, "{:?}", running.asked());
+    let brief = running.script.requests()[0].messages()[0].to_string();
+    assert!(
+        brief.contains(r#"<untrusted-data source=\"resource mail://inbox\">"#),
+        "{brief}"
+    );
+    assert!(
+        brief.contains("[secret]") && !brief.contains("SECRET-42"),
+        "{brief}"
+    );
+    assert_eq!(
+        report(&result)["untrusted"],
+        json!(["resource mail://inbox"])
+    );
+    assert!(held(&result).contains(&("house".into(), "result".into(), "redacted".into())));
     running.stop().await;
 }

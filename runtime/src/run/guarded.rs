@@ -1,10 +1,10 @@
 //! The guards' seams: the brief before the first request, a turn's calls before any runs, its
 //! results before the model reads them, and the answer before the caller does.
 
-use svir::{Completion, Message, Part, Role, ToolCall, ToolResult, Toolbox};
+use svir::{Completion, Message, Part, Role, TextFile, ToolCall, ToolResult, Toolbox};
 
 use crate::error::RunError;
-use crate::guard::{Checked, Held, Seen, ToolHints};
+use crate::guard::{Checked, Guards, Held, Seen, ToolHints};
 use crate::model::CompletionModel;
 use crate::run::{Orchestration, Run};
 use crate::tree::PATH_SEPARATOR;
@@ -26,7 +26,8 @@ where
     T: Toolbox + Sync + ?Sized,
 {
     /// The brief's own text (not a session's history), shown to the guards: redacted in
-    /// place, or the run stopped.
+    /// place, or the run stopped. The resources it carries (attached, or in its prompt) are
+    /// shown as the results of untrusted tools named `resource URI`.
     pub(super) fn guard_brief(&self, run: &mut Run) -> Result<(), RunError> {
         let guards = &self.settings.guards;
         if guards.is_empty() {
@@ -35,6 +36,10 @@ where
         let brief = run.request.messages.iter_mut().skip(run.history);
         for message in brief.filter(|message| message.role == Role::User) {
             for part in &mut message.parts {
+                if let Part::File(file) = part {
+                    guard_resource(guards, file, &mut run.untrusted, &mut run.held)?;
+                    continue;
+                }
                 let Part::Text(text) = part else { continue };
                 let seen = Seen::brief(text).tainted(&run.untrusted);
                 let (checked, held) = guards.check(seen, 0);
@@ -216,6 +221,42 @@ where
 }
 
 /// The result standing for a call, or a result, `guard` held back for `why`.
+/// The resource `file` of the brief, shown to `guards` as the result of an untrusted read-only
+/// tool named `resource URI`: rewritten in place (fenced, say), or held back; its source counted
+/// in `untrusted`, what they held back in `held`.
+fn guard_resource(
+    guards: &Guards,
+    file: &mut TextFile,
+    untrusted: &mut Vec<String>,
+    held: &mut Vec<Held>,
+) -> Result<(), RunError> {
+    let svir::Source::Bytes(bytes) = &file.source else {
+        return Ok(());
+    };
+    let source = format!("resource {}", file.name);
+    let text = String::from_utf8_lossy(bytes);
+    let seen = Seen::result(&source, &text)
+        .hints(ToolHints::untrusted().read_only())
+        .tainted(untrusted);
+    let (checked, holds) = guards.check(seen, 0);
+    held.extend(holds);
+    let text = match checked {
+        Checked::Through(None) => None,
+        Checked::Through(Some(text)) => Some(text),
+        Checked::Blocked { guard, why } | Checked::Asked { guard, why } => {
+            Some(format!("The guard `{guard}` held this back: {why}."))
+        }
+        Checked::Tripped { guard, why } => return Err(RunError::Tripped { guard, why }),
+    };
+    if let Some(text) = text {
+        *file = TextFile::text(file.name.clone(), text);
+    }
+    if !untrusted.contains(&source) {
+        untrusted.push(source);
+    }
+    Ok(())
+}
+
 fn blocked(call_id: &str, guard: &str, why: &str) -> ToolResult {
     ToolResult::error(
         call_id,
