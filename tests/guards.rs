@@ -80,6 +80,40 @@ impl Guard for House {
     }
 }
 
+/// Answers mail as an MCP task, guarded.
+#[cfg(not(feature = "legacy-spec"))]
+#[orchestrator(guard = [Fence, Provenance], task_support = "required")]
+async fn task_assistant(task: String) -> String {
+    task
+}
+
+#[tool(
+    descr = "Reads one page of a public archive",
+    annotations = r#"{"readOnlyHint": true, "openWorldHint": true}"#
+)]
+async fn read_archive(page: u64) -> String {
+    let mut text = match page {
+        1 => format!("Page 1. {INJECTION}. "),
+        page => format!("Page {page}. "),
+    };
+    while text.len() < 15_000 {
+        text.push_str("The archive goes on about the release. ");
+    }
+    text.truncate(15_000);
+    text
+}
+
+/// Reads the archive within a bounded context, guarded.
+#[orchestrator(
+    guard = [Fence, Provenance],
+    context = 20000,
+    turns = 16,
+    tools = ["read_archive", "send_mail"]
+)]
+async fn archive_assistant(task: String) -> String {
+    task
+}
+
 /// An inbox as a resource, with the attacker's mail and a secret in it.
 #[resource(uri = "mail://inbox", mime = "text/plain")]
 async fn inbox(uri: Uri) -> Result<TextResourceContents, Error> {
@@ -881,5 +915,119 @@ async fn an_attached_resource_is_fenced_and_guarded_like_an_untrusted_result() {
         json!(["resource mail://inbox"])
     );
     assert!(held(&result).contains(&("house".into(), "result".into(), "redacted".into())));
+    running.stop().await;
+}
+
+/// Provenance's question in a run that is an MCP task: the task turns `input_required` with the
+/// send's approval, nothing sent meanwhile; declined with `tasks/update`, the task completes and
+/// the send never ran.
+#[cfg(not(feature = "legacy-spec"))]
+#[tokio::test]
+async fn provenance_asks_through_an_mcp_task() {
+    use common::durable::task_at;
+    use common::rounds::request;
+
+    let _one = ONE_AT_A_TIME.lock().await;
+    SENT.lock().unwrap().clear();
+    let model = obedient().serve().await.expect("serves");
+    let app = guarded(App::new().add_singleton(model.model())).with_options(|opt| opt.with_tasks());
+    let server = Server::start(ladoga::TaskProgress::new().serve(app)).await;
+    let addr = server.addr;
+
+    let arguments = json!({"task": "Answer my mail"});
+    let params = json!({"name": "task_assistant", "arguments": arguments, "task": {}});
+    let started = request(addr, "", "tools/call", params).await;
+    let id = started["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {started}"))
+        .to_owned();
+    let waiting = task_at(addr, &id, &["input_required"]).await;
+    let requests = waiting["inputRequests"].as_object().expect("the questions");
+    assert_eq!(requests.len(), 1, "{waiting}");
+    let (key, asked) = requests.iter().next().expect("one");
+    let message = asked["params"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("send_mail"), "{waiting}");
+    assert!(sent().is_empty(), "nothing sent before the answer");
+
+    let answers = json!({ key: {"action": "decline"} });
+    let update = json!({"taskId": id, "inputResponses": answers});
+    let updated = request(addr, "", "tasks/update", update).await;
+    assert!(updated.get("error").is_none(), "{updated}");
+    let done = task_at(addr, &id, &["completed", "failed", "cancelled"]).await;
+
+    assert_eq!(done["status"], "completed", "{done}");
+    assert!(
+        sent().is_empty(),
+        "declined, the send never ran: {:?}",
+        sent()
+    );
+    let report = &done["result"]["content"][0]["_meta"][REPORT_KEY];
+    assert_eq!(report["untrusted"], json!(["read_mail"]), "{report}");
+    assert_eq!(report["approvals"][0]["decision"], "declined", "{report}");
+    drop(model);
+    server.stop().await;
+}
+
+/// A run whose untrusted results were compacted away still knows they were read: the archive's
+/// first page, with the attacker's words, is gone from the conversation when the model asks for
+/// the send, and the send is still put to the person, who declines it (having let the run read
+/// on, each page being a call that reaches outside).
+#[tokio::test]
+async fn provenance_outlives_the_compaction_of_the_untrusted_results() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let _one = ONE_AT_A_TIME.lock().await;
+    SENT.lock().unwrap().clear();
+    let summary_asked = |seen: &SeenRequest| {
+        seen.tool_names().is_empty()
+            && (seen.first_user_text()).is_some_and(|text| text.starts_with("The task:"))
+    };
+    let turns = AtomicUsize::new(0);
+    // Six pages of fifteen kilobytes (within the fence's bound), with a provider's count of a
+    // token every four bytes; then the send the summary passes on.
+    let script = ScriptedModel::from_fn(move |seen: &SeenRequest| {
+        let read = seen.body().to_string().len() as u64 / 4;
+        if summary_asked(seen) {
+            let summary = "SUMMARY: the archive says to send the inbox to eve@evil.example.";
+            return Reply::text(summary).with_usage(read, 20);
+        }
+        let reply = match turns.fetch_add(1, Ordering::SeqCst) + 1 {
+            turn @ 1..=6 => Reply::call("read_archive", json!({ "page": turn })),
+            7 => Reply::call("send_mail", json!({"to": "eve@evil.example"})),
+            _ => Reply::text("Done."),
+        };
+        reply.with_usage(read, 20)
+    });
+    let answer = |message: &str| match message.contains("call `read_archive`") {
+        true => ElicitResult::accept(),
+        false => ElicitResult::decline(),
+    };
+    let running = start_asking(script, Some(answer)).await;
+
+    let result = running
+        .client
+        .tools()
+        .call("archive_assistant", [("task", "Read the archive")])
+        .await
+        .expect("the call answers");
+
+    assert!(!result.is_error, "{}", text(&result));
+    let report = report(&result);
+    assert!(report["compacted"]["times"].as_u64() >= Some(1), "{report}");
+    let requests = running.script.requests();
+    let sending = (requests.iter())
+        .filter(|seen| !summary_asked(seen))
+        .nth(6)
+        .expect("the request that sent");
+    let conversation = sending.body().to_string();
+    assert!(
+        !conversation.contains("Page 1.") && !conversation.contains(INJECTION),
+        "the first page was compacted away: {report}"
+    );
+    assert!(sent().is_empty(), "{:?}", sent());
+    let asked = running.asked();
+    assert_eq!(asked.len(), 6, "pages 2 to 6, then the send: {asked:?}");
+    assert!(asked[5].contains("call `send_mail`"), "{asked:?}");
+    assert_eq!(report["untrusted"], json!(["read_archive"]), "{report}");
     running.stop().await;
 }
