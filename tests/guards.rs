@@ -114,6 +114,16 @@ async fn archive_assistant(task: String) -> String {
     task
 }
 
+/// Answers mail on the caller's model, guarded.
+#[orchestrator(
+    model = ladoga::CallerModel,
+    guard = [Fence, Provenance],
+    tools = ["read_mail", "send_mail"]
+)]
+async fn sampled_assistant(task: String) -> String {
+    task
+}
+
 /// An inbox as a resource, with the attacker's mail and a secret in it.
 #[resource(uri = "mail://inbox", mime = "text/plain")]
 async fn inbox(uri: Uri) -> Result<TextResourceContents, Error> {
@@ -1030,4 +1040,55 @@ async fn provenance_outlives_the_compaction_of_the_untrusted_results() {
     assert!(asked[5].contains("call `send_mail`"), "{asked:?}");
     assert_eq!(report["untrusted"], json!(["read_archive"]), "{report}");
     running.stop().await;
+}
+
+/// The guards on the caller's model: the host's model reads the mail fenced, and the send it
+/// then asks for is put to the host's person, who declines it.
+#[tokio::test]
+async fn the_guards_hold_on_the_callers_model() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let _one = ONE_AT_A_TIME.lock().await;
+    SENT.lock().unwrap().clear();
+    let script = obedient();
+    let model = script.serve().await.expect("serves");
+    let app = App::new().add_singleton(ladoga::CallerModel::new());
+    let server = Server::start(guarded(app)).await;
+    let mut client = common::client_for(server.addr);
+    let sampled = Arc::new(AtomicUsize::new(0));
+    common::sampling::answer_with(&mut client, model.model(), Arc::clone(&sampled));
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let person = Arc::clone(&asked);
+    client.map_elicitation(move |params: ElicitRequestParams| {
+        let message = serde_json::to_value(&params).unwrap()["message"].to_string();
+        person.lock().unwrap().push(message);
+        async { ElicitResult::decline() }
+    });
+    client.connect().await.expect("connects");
+
+    let result = client
+        .tools()
+        .call("sampled_assistant", [("task", "Answer my mail")])
+        .await
+        .expect("the call answers");
+
+    assert!(!result.is_error, "{}", text(&result));
+    assert!(sent().is_empty(), "{:?}", sent());
+    assert_eq!(
+        asked.lock().unwrap().len(),
+        1,
+        "{:?}",
+        asked.lock().unwrap()
+    );
+    assert_eq!(sampled.load(Ordering::SeqCst), 3, "read, send, answer");
+    let report = report(&result);
+    assert_eq!(report["model"], "caller", "{report}");
+    assert_eq!(report["untrusted"], json!(["read_mail"]), "{report}");
+    let fenced = &script.requests()[1].tool_results()[0].1;
+    assert!(
+        fenced.starts_with("<untrusted-data source=\"read_mail\">"),
+        "{fenced}"
+    );
+    drop(client);
+    server.stop().await;
 }
