@@ -17,17 +17,10 @@ const RED_ZONE: usize = 1024 * 1024;
 /// A new segment's size: room for several more levels, mapped and touched only as used.
 const SEGMENT: usize = 4 * 1024 * 1024;
 
-/// `run`, each poll of it on a new stack segment if less than [`RED_ZONE`] was left at its
-/// first. Decided once: a run is polled through the same frames each time. `run` is boxed (or
-/// as small), so that wrapping it moves nothing more than a pointer.
+/// `run`, each poll of it on a new stack segment when less than [`RED_ZONE`] is left. `run` is
+/// boxed (or as small), so that wrapping it moves nothing more than a pointer.
 pub(super) fn with_room<F: Future + Unpin>(mut run: F) -> impl Future<Output = F::Output> {
-    let mut grows = None;
     std::future::poll_fn(move |cx| {
-        let grows = *grows
-            .get_or_insert_with(|| stacker::remaining_stack().is_none_or(|left| left < RED_ZONE));
-        match grows {
-            true => stacker::grow(SEGMENT, || Pin::new(&mut run).poll(cx)),
-            false => Pin::new(&mut run).poll(cx),
-        }
+        stacker::maybe_grow(RED_ZONE, SEGMENT, || Pin::new(&mut run).poll(cx))
     })
 }
