@@ -619,8 +619,8 @@ async fn durable_replica() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn provenance_holds_through_a_durable_replay() {
-    use common::durable::{Replica, task_at};
-    use common::rounds::request;
+    use common::durable::Replica;
+    use common::tasks::{answer, only_question, question_keys, task_at};
 
     let restate = common::restate::Restate::start().await;
     let script = obedient();
@@ -634,17 +634,9 @@ async fn provenance_holds_through_a_durable_replay() {
     let replica = start().await;
 
     let arguments = json!({"task": "Answer my mail"});
-    let params = json!({"name": "durable_assistant", "arguments": arguments, "task": {}});
-    let started = request(http, "", "tools/call", params).await;
-    let id = started["result"]["taskId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("a task: {started}"))
-        .to_owned();
+    let id = common::tasks::start(http, "durable_assistant", arguments).await;
     let waiting = task_at(http, &id, &["input_required"]).await;
-    let requests = waiting["inputRequests"].as_object().expect("the questions");
-    assert_eq!(requests.len(), 1, "{waiting}");
-    let (key, asked) = requests.iter().next().expect("one");
-    let message = asked["params"]["message"].as_str().unwrap_or_default();
+    let (key, message) = only_question(&waiting);
     assert!(message.contains("send_mail"), "{waiting}");
     assert_eq!(made(), "read_mail\n", "nothing sent before the answer");
     assert_eq!(script.requests().len(), 2, "read, then the send asked for");
@@ -654,18 +646,10 @@ async fn provenance_holds_through_a_durable_replay() {
     // Replayed: the same question waits, under the same key, nothing read or asked again.
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let again = task_at(http, &id, &["input_required"]).await;
-    let keys: Vec<&String> = again["inputRequests"]
-        .as_object()
-        .expect("asked")
-        .keys()
-        .collect();
-    assert_eq!(keys, [key], "{again}");
+    assert_eq!(question_keys(&again), [key.as_str()], "{again}");
     assert_eq!(made(), "read_mail\n", "{again}");
 
-    let answers = json!({ key: {"action": "accept", "content": {}} });
-    let update = json!({"taskId": id, "inputResponses": answers});
-    let updated = request(http, "", "tasks/update", update).await;
-    assert!(updated.get("error").is_none(), "{updated}");
+    answer(http, &id, &key, json!({"action": "accept", "content": {}})).await;
     let done = task_at(http, &id, &["completed", "failed", "cancelled"]).await;
 
     assert_eq!(done["status"], "completed", "{done}");
@@ -934,8 +918,7 @@ async fn an_attached_resource_is_fenced_and_guarded_like_an_untrusted_result() {
 #[cfg(not(feature = "legacy-spec"))]
 #[tokio::test]
 async fn provenance_asks_through_an_mcp_task() {
-    use common::durable::task_at;
-    use common::rounds::request;
+    use common::tasks::{answer, only_question, task_at};
 
     let _one = ONE_AT_A_TIME.lock().await;
     SENT.lock().unwrap().clear();
@@ -945,24 +928,13 @@ async fn provenance_asks_through_an_mcp_task() {
     let addr = server.addr;
 
     let arguments = json!({"task": "Answer my mail"});
-    let params = json!({"name": "task_assistant", "arguments": arguments, "task": {}});
-    let started = request(addr, "", "tools/call", params).await;
-    let id = started["result"]["taskId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("a task: {started}"))
-        .to_owned();
+    let id = common::tasks::start(addr, "task_assistant", arguments).await;
     let waiting = task_at(addr, &id, &["input_required"]).await;
-    let requests = waiting["inputRequests"].as_object().expect("the questions");
-    assert_eq!(requests.len(), 1, "{waiting}");
-    let (key, asked) = requests.iter().next().expect("one");
-    let message = asked["params"]["message"].as_str().unwrap_or_default();
+    let (key, message) = only_question(&waiting);
     assert!(message.contains("send_mail"), "{waiting}");
     assert!(sent().is_empty(), "nothing sent before the answer");
 
-    let answers = json!({ key: {"action": "decline"} });
-    let update = json!({"taskId": id, "inputResponses": answers});
-    let updated = request(addr, "", "tasks/update", update).await;
-    assert!(updated.get("error").is_none(), "{updated}");
+    answer(addr, &id, &key, json!({"action": "decline"})).await;
     let done = task_at(addr, &id, &["completed", "failed", "cancelled"]).await;
 
     assert_eq!(done["status"], "completed", "{done}");

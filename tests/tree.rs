@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use common::durable::noted;
 #[cfg(not(feature = "legacy-spec"))]
-use common::durable::task_at;
+use common::tasks::task_at;
 use common::{Server, text};
 use ladoga::testing::{Reply, ScriptedModel, ScriptedServer, SeenRequest};
 use ladoga::{REPORT_KEY, orchestrator};
@@ -533,7 +533,7 @@ async fn a_question_asked_below_on_one_replica_is_answered_on_the_other() {
 #[cfg(not(feature = "legacy-spec"))]
 #[tokio::test]
 async fn a_question_asked_below_a_task_is_the_tasks_and_tasks_update_answers_it() {
-    use common::rounds::request;
+    use common::tasks::{answer, only_question};
 
     let _one = ONE_AT_A_TIME.lock().await;
     let script = model("research");
@@ -545,30 +545,14 @@ async fn a_question_asked_below_a_task_is_the_tasks_and_tasks_update_answers_it(
     let addr = server.addr;
     let (cleared, listed) = counts();
 
-    let params = json!({"name": "plan_as_task", "arguments": {"task": "Plan my week"}, "task": {}});
-    let started = request(addr, "", "tools/call", params).await;
-    let id = started["result"]["taskId"]
-        .as_str()
-        .expect("an id")
-        .to_owned();
+    let id = common::tasks::start(addr, "plan_as_task", json!({"task": "Plan my week"})).await;
     let waiting = task_at(addr, &id, &["input_required"]).await;
-    let requests = waiting["inputRequests"].as_object().expect("the questions");
-    assert_eq!(requests.len(), 1, "{waiting}");
-    let (key, asked) = requests.iter().next().expect("one");
-    let message = asked["params"]["message"].as_str().unwrap_or_default();
+    let (key, message) = only_question(&waiting);
     assert!(
         message.starts_with("[plan_as_task › research › clear_board] "),
         "{waiting}"
     );
-    let answers = json!({ key: {"action": "accept", "content": {}} });
-    let updated = request(
-        addr,
-        "",
-        "tasks/update",
-        json!({"taskId": id, "inputResponses": answers}),
-    )
-    .await;
-    assert!(updated.get("error").is_none(), "{updated}");
+    answer(addr, &id, &key, json!({"action": "accept", "content": {}})).await;
     let done = task_at(addr, &id, &["completed"]).await;
 
     assert_eq!(
@@ -607,7 +591,7 @@ async fn durable_replica() {
 #[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
 async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
     use common::durable::Replica;
-    use common::rounds::request;
+    use common::tasks::{answer, only_question, question_keys};
 
     let restate = common::restate::Restate::start().await;
     // The top model takes three seconds to write the answer: long enough to kill the replica.
@@ -628,23 +612,15 @@ async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
     let start = || Replica::start("durable_replica", (http, endpoint), &restate, &url, &calls);
     let replica = start().await;
 
-    let params = json!({"name": "plan_durably", "arguments": {"task": "Plan my week"}, "task": {}});
-    let started = request(http, "", "tools/call", params).await;
-    let id = started["result"]["taskId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("a task: {started}"))
-        .to_owned();
+    let id = common::tasks::start(http, "plan_durably", json!({"task": "Plan my week"})).await;
     let waiting = task_at(http, &id, &["input_required"]).await;
-    let requests = waiting["inputRequests"].as_object().expect("the questions");
-    assert_eq!(requests.len(), 1, "{waiting}");
-    let (key, asked) = requests.iter().next().expect("one");
-    let message = asked["params"]["message"].as_str().unwrap_or_default();
+    let (key, message) = only_question(&waiting);
     assert!(
         message.starts_with("[plan_durably › research › clear_board] "),
         "{waiting}"
     );
     assert_eq!(
-        asked["params"]["_meta"][ladoga::approval::PATH_KEY],
+        waiting["inputRequests"][&key]["params"]["_meta"][ladoga::approval::PATH_KEY],
         json!(["plan_durably", "research", "clear_board"]),
         "{waiting}"
     );
@@ -655,17 +631,9 @@ async fn a_question_below_a_durable_run_waits_through_a_killed_replica() {
     // Replayed: the same question waits, under the same key.
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let again = task_at(http, &id, &["input_required"]).await;
-    let keys: Vec<&String> = again["inputRequests"]
-        .as_object()
-        .expect("asked")
-        .keys()
-        .collect();
-    assert_eq!(keys, [key], "{again}");
+    assert_eq!(question_keys(&again), [key.as_str()], "{again}");
 
-    let answers = json!({ key: {"action": "accept", "content": {}} });
-    let update = json!({"taskId": id, "inputResponses": answers});
-    let updated = request(http, "", "tasks/update", update).await;
-    assert!(updated.get("error").is_none(), "{updated}");
+    answer(http, &id, &key, json!({"action": "accept", "content": {}})).await;
     // `research` ended; the top model writes the answer: killed meanwhile.
     for _ in 0..300 {
         if requests_of(&script).0 == 2 {

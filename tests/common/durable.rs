@@ -139,19 +139,3 @@ impl Drop for Replica {
         let _ = self.0.wait();
     }
 }
-
-/// The MCP task `id` at `addr` once its status is one of `statuses`, waited for at most 60 s.
-pub async fn task_at(addr: std::net::SocketAddr, id: &str, statuses: &[&str]) -> serde_json::Value {
-    let mut got = serde_json::Value::Null;
-    for _ in 0..600 {
-        got = super::rounds::request(addr, "", "tasks/get", json!({"taskId": id})).await;
-        if statuses
-            .iter()
-            .any(|status| got["result"]["status"] == *status)
-        {
-            return got["result"].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the task {id} never turned {statuses:?}: {got}");
-}

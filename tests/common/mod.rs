@@ -19,6 +19,7 @@ pub mod rounds;
 pub mod sampling;
 pub mod scratch;
 pub mod steps;
+pub mod tasks;
 
 use std::net::SocketAddr;
 use std::time::Duration;

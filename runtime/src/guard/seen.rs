@@ -13,7 +13,8 @@ pub enum At {
     Brief,
     /// A call the model made, before it runs: the text is its arguments, as JSON.
     Call,
-    /// A tool's result, before the model reads it.
+    /// A tool's result, before the model reads it; or a resource the brief carries, as the
+    /// result of a tool named `resource URI`.
     Result,
     /// The model's answer, before the caller reads it.
     Answer,
