@@ -220,7 +220,6 @@ where
     }
 }
 
-/// The result standing for a call, or a result, `guard` held back for `why`.
 /// The resource `file` of the brief, shown to `guards` as the result of an untrusted read-only
 /// tool named `resource URI`: rewritten in place (fenced, say), or held back; its source counted
 /// in `untrusted`, what they held back in `held`.
@@ -244,7 +243,7 @@ fn guard_resource(
         Checked::Through(None) => None,
         Checked::Through(Some(text)) => Some(text),
         Checked::Blocked { guard, why } | Checked::Asked { guard, why } => {
-            Some(format!("The guard `{guard}` held this back: {why}."))
+            Some(held_back(&guard, &why))
         }
         Checked::Tripped { guard, why } => return Err(RunError::Tripped { guard, why }),
     };
@@ -257,11 +256,14 @@ fn guard_resource(
     Ok(())
 }
 
+/// The result standing for a call, or a result, `guard` held back for `why`.
 fn blocked(call_id: &str, guard: &str, why: &str) -> ToolResult {
-    ToolResult::error(
-        call_id,
-        format!("The guard `{guard}` held this back: {why}."),
-    )
+    ToolResult::error(call_id, held_back(guard, why))
+}
+
+/// What the model reads in place of what `guard` held back for `why`.
+fn held_back(guard: &str, why: &str) -> String {
+    format!("The guard `{guard}` held this back: {why}.")
 }
 
 /// Where the untrusted text came from that the run `call` started read, as paths from this run
