@@ -1,11 +1,10 @@
 //! A generated handler's run, polled on a stack with room. A run nested in process (an
 //! orchestrator called by another's model through the server's own toolbox) is polled inside its
-//! parent's poll, so the
-//! frames of every run of the tree sit on one thread's stack at once. In a debug build each level
-//! is about 300 KiB of them: nested to the default depth, a tree filled the 2 MiB a tokio worker
-//! has, and one run with remote tools and guards overflowed it. Past [`RED_ZONE`], a run is
-//! polled on a new stack segment instead, as rustc grows its own (`stacker`); in a release build,
-//! whose frames are a fraction of that, a tree rarely gets there.
+//! parent's poll, so the frames of every run of the tree sit on one thread's stack at once. In a
+//! debug build each level is about 300 KiB of them: nested to the default depth, a tree filled
+//! the 2 MiB a tokio worker has, and one run with remote tools and guards overflowed it. Past
+//! [`RED_ZONE`], a run is polled on a new stack segment instead, as rustc grows its own
+//! (`stacker`); in a release build, whose frames are a fraction of that, a tree rarely gets there.
 
 use std::future::Future;
 use std::pin::Pin;
