@@ -1,15 +1,23 @@
 //! A dollar budget at every depth: `top` calls `middle`, which calls `bottom`, which jots; the
 //! budget is `top`'s, which the runs nested in it share, sized to run out at the first request of
 //! each level in turn, under each `on_limit`. Whatever the level and the policy, the call ends
-//! with its policy's answer: never a hang, never a lost result.
+//! with its policy's answer: never a hang, never a lost result; and the whole tree spends no
+//! more than the budget, as its report says and as a server quota's counter in the run store
+//! holds it.
 //!
 //! The model reads for free and writes at $10 a million tokens, and each answer reports 200
 //! tokens written: $0.002 a request. A request goes when what is left pays for 256 tokens
 //! written ($0.00256): the requests before the level's first each spend $0.002, so a budget of
 //! $0.002, $0.004 and $0.006 runs out at the first request of `top`, `middle` and `bottom`.
 
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ladoga::cost::{Per, Quota, ServerQuota};
 use ladoga::testing::{Reply, ScriptedModel};
-use ladoga::{Model, Price, REPORT_KEY, orchestrator};
+use ladoga::store::QUOTA_PREFIX;
+use ladoga::{MemoryRuns, Model, Price, REPORT_KEY, RunStore, Runs, StoreFuture};
+use ladoga::orchestrator;
 use neva::prelude::*;
 use serde_json::{Value, json};
 
@@ -127,9 +135,63 @@ pub(crate) fn script() -> ScriptedModel {
 }
 
 /// The call of `tool` on a server whose model is priced at [`PRICE`]: its result's text, whether
-/// it is an error, and its report; and what the model was asked.
+/// it is an error, and its report; and what the model was asked. Each call's tree spends no more
+/// than its budget, in its report and in the counter of a server quota every level books against.
 async fn call(tool: &str) -> (String, bool, Value, Vec<ladoga::testing::SeenRequest>) {
-    call_priced(tool, Some(PRICE)).await
+    let budget = match tool.rsplit('_').next() {
+        Some("1") => 0.002,
+        Some("2") => 0.004,
+        _ => 0.006,
+    };
+    let counted = Counted::default();
+    let called = call_within(tool, Some(PRICE), Some(counted.clone())).await;
+    let spent = called.2["cost_usd"].as_f64().unwrap_or_default();
+    assert!(spent <= budget + 1e-12, "{tool}: {} of {budget}", called.2);
+    // What the run store counts is what the report says was spent, to the billionth.
+    let counter = counted.counter() as f64 / 1e9;
+    assert!((counter - spent).abs() < 2e-9, "{tool}: counted {counter}, spent {spent}");
+    called
+}
+
+/// A run store that notes the total of each quota counter it books: the process's memory, and
+/// what it last counted.
+#[derive(Clone, Default)]
+struct Counted {
+    store: Arc<MemoryRuns>,
+    counter: Arc<Mutex<i64>>,
+}
+
+impl Counted {
+    /// What the quota's counter last held, in billionths of a dollar.
+    fn counter(&self) -> i64 {
+        *self.counter.lock().unwrap()
+    }
+}
+
+impl RunStore for Counted {
+    fn put<'a>(&'a self, id: &'a str, run: Vec<u8>, ttl: Duration) -> StoreFuture<'a, ()> {
+        self.store.put(id, run, ttl)
+    }
+
+    fn take<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
+        self.store.take(id)
+    }
+
+    fn book<'a>(
+        &'a self,
+        key: &'a str,
+        amount: i64,
+        limit: i64,
+        ttl: Duration,
+    ) -> StoreFuture<'a, (bool, i64)> {
+        Box::pin(async move {
+            let booked = self.store.book(key, amount, limit, ttl).await?;
+            if key.starts_with(QUOTA_PREFIX) {
+                *self.counter.lock().unwrap() = booked.1;
+            }
+            Ok(booked)
+        })
+    }
 }
 
 /// [`call`], the model priced at `price`, or at what genai-prices knows of it (nothing).
@@ -137,13 +199,29 @@ async fn call_priced(
     tool: &str,
     price: Option<Price>,
 ) -> (String, bool, Value, Vec<ladoga::testing::SeenRequest>) {
+    call_within(tool, price, None).await
+}
+
+/// [`call_priced`], each run booking against a server quota of $1 a day counted in `counted`,
+/// when given.
+async fn call_within(
+    tool: &str,
+    price: Option<Price>,
+    counted: Option<Counted>,
+) -> (String, bool, Value, Vec<ladoga::testing::SeenRequest>) {
     let script = script();
     let served = script.serve().await.expect("serves");
     let mut model = served.model();
     if let Some(price) = price {
         model = model.with_price(price);
     }
-    let running = Server::start(App::new().add_singleton::<Model>(model)).await;
+    let mut app = App::new().add_singleton::<Model>(model);
+    if let Some(counted) = counted {
+        app = app
+            .add_singleton(Runs::new(counted))
+            .add_singleton(ServerQuota(Quota::new(1.0, Per::Day)));
+    }
+    let running = Server::start(app).await;
     let client = super::common::connect(running.addr).await;
     let tools = client.tools();
     let called = tools.call(tool, [("focus", "the offsite")]);
@@ -248,32 +326,36 @@ async fn under_partial_each_level_hands_up_the_work_it_did() {
 }
 
 #[tokio::test]
-async fn under_answer_each_level_asks_once_more_and_its_caller_reads_that_answer() {
+async fn under_answer_each_level_asks_once_more_within_what_is_left_or_hands_up_its_work() {
+    // Out at `top`'s first request: not even a last answer is paid for, so none is asked for,
+    // and the call ends as `partial` does, saying why.
     let (text, error, report, requests) = call("answer_1").await;
     assert!(!error, "{text}");
-    assert_eq!(text, "Top answered.");
+    assert!(
+        text.starts_with(
+            "[partial: the run stopped at its budget_usd bound]\nNo last answer was asked for: \
+             what is left of its dollar budget pays for none."
+        ),
+        "{text}"
+    );
     assert_eq!(report["stop"], "budget_usd", "{report}");
-    assert_eq!(asked(&requests), ["Top"]);
+    assert!(requests.is_empty());
 
+    // Out at `middle`'s: `top` asked once, and neither level's last answer is paid for.
     let (text, error, report, requests) = call("answer_2").await;
     assert!(!error, "{text}");
-    assert_eq!(text, "Top answered.");
     assert_eq!(report["stop"], "budget_usd", "{report}");
-    // `top`'s call, `middle`'s last answer, then `top`'s own.
-    assert_eq!(asked(&requests), ["Top", "Middle", "Top"]);
-    let middle = &requests[2].tool_results()[0].1;
-    assert_eq!(middle, "Middle answered.");
+    assert_eq!(asked(&requests), ["Top"]);
+    assert_eq!(text.matches("No last answer was asked for").count(), 2, "{text}");
 
+    // Out at `bottom`'s: the two above asked once each; no level passes the budget with a last
+    // answer (three of them, $0.002 each, spent $0.010 of $0.006 before).
     let (text, error, report, requests) = call("answer_3").await;
     assert!(!error, "{text}");
-    assert_eq!(text, "Top answered.");
-    assert_eq!(
-        asked(&requests),
-        ["Top", "Middle", "Bottom", "Middle", "Top"]
-    );
-    // Three last answers past the bound, $0.002 each, on the $0.004 the first two spent.
+    assert_eq!(asked(&requests), ["Top", "Middle"]);
+    assert_eq!(text.matches("No last answer was asked for").count(), 3, "{text}");
     assert!(
-        (report["cost_usd"].as_f64().unwrap() - 0.010).abs() < 1e-12,
+        (report["cost_usd"].as_f64().unwrap() - 0.004).abs() < 1e-12,
         "{report}"
     );
 }

@@ -1,7 +1,9 @@
 //! A quota per caller: what one caller may spend on a tool in a window, kept in the run store.
-//! Through a real neva server and client, the scripted model over HTTP answering each call in
-//! one request of 200 tokens written, at $10 a million: $0.002 a call. The servers keep their
-//! runs in the process's store, which the tests share: each tool is one test's.
+//! Through a real neva server and client, the scripted model over HTTP answering each request
+//! with 200 tokens written, at $10 a million: $0.002 a request. A call is admitted with a whole
+//! run's worth reserved (here its `budget_usd`), and gives back what it did not spend. The
+//! servers keep their runs in the process's store, which the tests share: each tool is one
+//! test's.
 
 use ladoga::cost::{Per, Quota, ServerQuota};
 use ladoga::testing::{Reply, ScriptedModel};
@@ -11,14 +13,14 @@ use serde_json::Value;
 
 use super::common::{Server, connect, text};
 
-/// Answers with $0.005 a day for each caller.
-#[orchestrator(quota = "0.005 USD/day")]
+/// Answers with $0.005 a day for each caller, a run worth $0.003.
+#[orchestrator(quota = "0.005 USD/day", budget_usd = 0.003)]
 async fn metered(focus: String) -> String {
     format!("Plan {focus}.")
 }
 
-/// Answers with $0.05 a day for each caller.
-#[orchestrator(quota = "0.05 USD/day")]
+/// Jots a line down, then answers, with $0.05 a day for each caller: ten runs' worth of $0.005.
+#[orchestrator(quota = "0.05 USD/day", budget_usd = 0.005)]
 async fn rationed(focus: String) -> String {
     format!("Plan {focus}.")
 }
@@ -29,14 +31,14 @@ async fn allowance(focus: String) -> String {
     format!("Plan {focus}.")
 }
 
-/// Plans, with no quota of its own.
-#[orchestrator]
+/// Plans, with no quota of its own, a run worth $0.003.
+#[orchestrator(budget_usd = 0.003)]
 async fn first_errand(focus: String) -> String {
     format!("Plan {focus}.")
 }
 
-/// Plans, with no quota of its own.
-#[orchestrator]
+/// Plans, with no quota of its own, a run worth $0.003.
+#[orchestrator(budget_usd = 0.003)]
 async fn second_errand(focus: String) -> String {
     format!("Plan {focus}.")
 }
@@ -52,6 +54,25 @@ async fn server_with(
     more: impl FnOnce(App) -> App,
 ) -> (ScriptedModel, ladoga::testing::ScriptedServer, Server) {
     let script = ScriptedModel::from_fn(|_| Reply::text("Planned.").with_usage(100, 200));
+    serve(script, more).await
+}
+
+/// A model that jots a line down, then answers: two requests a run, 200 tokens written each.
+fn jotting() -> ScriptedModel {
+    ScriptedModel::from_fn(|seen| {
+        let reply = match seen.tool_results().len() {
+            0 => Reply::call("jot", serde_json::json!({"line": "a line"})),
+            _ => Reply::text("Planned."),
+        };
+        reply.with_usage(100, 200)
+    })
+}
+
+/// A server asking `script` at $10 a million tokens written, with `more` registered.
+async fn serve(
+    script: ScriptedModel,
+    more: impl FnOnce(App) -> App,
+) -> (ScriptedModel, ladoga::testing::ScriptedServer, Server) {
     let served = script.serve().await.expect("serves");
     let model = served
         .model()
@@ -79,8 +100,9 @@ async fn call(client: &neva::Client, tool: &str) -> (bool, String, Value) {
 async fn a_caller_past_its_quota_is_refused_before_the_model_is_asked_and_told_when_it_frees_up() {
     let (script, _served, running) = server().await;
     let client = connect(running.addr).await;
-    // $0.005: the first call books what is left, $0.005, for an answer of at most 500 tokens,
-    // and spends $0.002; the second books $0.003 and spends $0.002.
+    // $0.005: the first call reserves a run's worth, $0.003, for an answer of at most 300
+    // tokens, spends $0.002 and gives back the rest; the second reserves $0.003 of the $0.003
+    // left, and spends $0.002.
     for _ in 0..2 {
         let (error, text, report) = call(&client, "metered").await;
         assert!(!error, "{text}");
@@ -98,10 +120,10 @@ async fn a_caller_past_its_quota_is_refused_before_the_model_is_asked_and_told_w
         .collect();
     assert_eq!(
         limits,
-        [500, 300],
-        "each answer limited to what the quota had left"
+        [300, 300],
+        "each answer limited to the run's worth"
     );
-    // $0.001 is left, which pays for fewer than 256 tokens: refused, the model not asked.
+    // $0.001 is left, less than a run's worth: refused, the model not asked.
     let (error, text, _) = call(&client, "metered").await;
     assert!(error, "{text}");
     assert!(
@@ -139,30 +161,42 @@ async fn a_server_quota_is_shared_by_every_orchestrator_of_the_server() {
     running.stop().await;
 }
 
+/// The calls of `ended` that were answered in full: with the model's answer, not stopped at a
+/// bound. Every other one must have been refused up front, by the quota of `quota`.
+fn answered_in_full(ended: &[(bool, String, Value)], quota: &str) -> usize {
+    let mut answered = 0;
+    for (error, text, report) in ended {
+        if *error {
+            assert!(text.contains(quota), "{text}");
+        } else {
+            assert_eq!(text, "Planned.", "answered in full: {report}");
+            assert_eq!(report["stop"], "answered", "{report}");
+            answered += 1;
+        }
+    }
+    answered
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn fifty_calls_at_once_never_spend_more_than_the_quota() {
-    let (script, _served, running) = server().await;
+async fn fifty_calls_at_once_on_a_quota_worth_ten_runs_answer_nine_or_more_in_full() {
+    let (script, _served, running) = serve(jotting(), |app| app).await;
     let client = connect(running.addr).await;
     let calls = (0..50).map(|_| call(&client, "rationed"));
     let ended = futures_util::future::join_all(calls).await;
-    let answered = ended.iter().filter(|(error, _, _)| !error).count();
-    let refused: Vec<_> = ended.iter().filter(|(error, _, _)| *error).collect();
-    for (_, text, _) in &refused {
-        assert!(text.contains("quota of $0.05 a day"), "{text}");
-    }
-    // Each answered call spent $0.002, and no refused call asked the model.
-    assert_eq!(script.requests().len(), answered);
-    assert!(answered >= 1, "some calls are answered");
+    let answered = answered_in_full(&ended, "quota of $0.05 a day");
+    // Each answered call made two requests, $0.004; a refused one asked nothing.
+    assert_eq!(script.requests().len(), 2 * answered);
+    assert!(answered >= 9, "{answered} of 50 answered in full");
     assert!(
-        answered as f64 * 0.002 <= 0.05 + 1e-9,
+        answered as f64 * 0.004 <= 0.05 + 1e-9,
         "{answered} calls answered"
     );
-    // Once they all ended, what is left of the quota is there for the next call, when it pays
-    // for an answer of 256 tokens ($0.00256).
-    let left = 0.05 - answered as f64 * 0.002;
+    eprintln!("{answered} of 50 calls at once answered in full, the rest refused up front");
+    // Once they all ended, what they did not spend is given back: a call is admitted while a
+    // run's worth, $0.005, is left.
+    let left = 0.05 - answered as f64 * 0.004;
     let (error, text, _) = call(&client, "rationed").await;
-    assert_eq!(error, left < 0.00256, "{answered} answered: {text}");
-    eprintln!("{answered} of 50 calls at once answered");
+    assert_eq!(error, left < 0.005 - 1e-9, "{answered} answered: {text}");
     client.disconnect().await.expect("disconnects");
     running.stop().await;
 }
@@ -175,7 +209,7 @@ async fn fifty_calls_through_nginx_to_two_replicas_sharing_redis_never_spend_mor
     use ladoga::{RedisStore, Runs};
 
     let redis = Redis::start().await;
-    let script = ScriptedModel::from_fn(|_| Reply::text("Planned.").with_usage(100, 200));
+    let script = jotting();
     let served = script.serve().await.expect("serves");
     let model = served
         .model()
@@ -194,17 +228,14 @@ async fn fifty_calls_through_nginx_to_two_replicas_sharing_redis_never_spend_mor
     let client = connect(nginx.addr).await;
     let calls = (0..50).map(|_| call(&client, "shared_quota"));
     let ended = futures_util::future::join_all(calls).await;
-    let answered = ended.iter().filter(|(error, _, _)| !error).count();
-    for (error, text, _) in &ended {
-        assert!(!error || text.contains("quota of $0.05 a day"), "{text}");
-    }
-    assert_eq!(script.requests().len(), answered);
-    assert!(answered >= 1, "some calls are answered");
+    let answered = answered_in_full(&ended, "quota of $0.05 a day");
+    assert_eq!(script.requests().len(), 2 * answered);
+    assert!(answered >= 9, "{answered} of 50 answered in full");
     assert!(
-        answered as f64 * 0.002 <= 0.05 + 1e-9,
+        answered as f64 * 0.004 <= 0.05 + 1e-9,
         "{answered} calls answered"
     );
-    eprintln!("{answered} of 50 calls at once through two replicas answered");
+    eprintln!("{answered} of 50 calls at once through two replicas answered in full");
     client.disconnect().await.expect("disconnects");
     drop(nginx);
     for replica in replicas {
@@ -212,8 +243,9 @@ async fn fifty_calls_through_nginx_to_two_replicas_sharing_redis_never_spend_mor
     }
 }
 
-/// Answers with $0.05 a day for each caller, on replicas sharing Redis.
-#[orchestrator(quota = "0.05 USD/day")]
+/// Jots, then answers, with $0.05 a day for each caller, on replicas sharing Redis: ten runs'
+/// worth of $0.005.
+#[orchestrator(quota = "0.05 USD/day", budget_usd = 0.005)]
 async fn shared_quota(focus: String) -> String {
     format!("Plan {focus}.")
 }

@@ -42,7 +42,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Before each request the run checks what it has left against the request's worst case: its
+//! Before each request (a turn, the answer at a bound or at the depth bound, a typed answer, a
+//! summary) the run checks what it has left against the request's worst case: its
 //! input tokens (estimated as for `context`) at the input price, and its output limit at the
 //! output price. The output limit is the request's own `max_tokens`, else 4,096 tokens. When what
 //! is left pays for fewer, the request goes with its output limited to what it pays for; when

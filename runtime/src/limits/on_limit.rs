@@ -20,7 +20,9 @@ pub enum OnLimit {
     Error,
     /// Make one last request with tools refused (`ToolChoice::None`) and return its answer,
     /// with the bound in [`Outcome::stop`](crate::Outcome::stop). That request is not bounded
-    /// by the time or the budget that ran out.
+    /// by the time or the token budget that ran out. It is bounded by the dollars, as every
+    /// request is: its output limited to what the dollar budget and the quota have left, and
+    /// where that pays for no answer it is not made, and the run ends as [`Self::Partial`] does.
     Answer,
     /// Return the work so far instead of an answer: the last text the model wrote and every
     /// tool result, under a first line that says the result is partial and why

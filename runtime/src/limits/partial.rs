@@ -46,6 +46,22 @@ pub(crate) fn text(stop: Stop, messages: &[Message], from: usize) -> String {
     text
 }
 
+/// Says in `text`, a partial result at `stop`, that no last answer was asked for because what
+/// the bound `unpaid` left pays for none (`on_limit = "answer"` past a dollar budget or a quota):
+/// a line after the first.
+pub(crate) fn unpaid(text: &mut String, stop: Stop, unpaid: Stop) {
+    let what = match unpaid {
+        Stop::Quota => "its caller's quota",
+        _ => "its dollar budget",
+    };
+    let first = format!("[partial: the run stopped at its {} bound]", stop.name());
+    let at = text.find(&first).map_or(0, |at| at + first.len());
+    text.insert_str(
+        at,
+        &format!("\nNo last answer was asked for: what is left of {what} pays for none."),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use svir::{Completion, FinishReason, Request, ToolCall, ToolResult};
@@ -78,6 +94,17 @@ mod tests {
         assert_eq!(
             super::text(Stop::TurnLimit, &request.messages, 3 + 3),
             "[partial: the run stopped at its turns bound]"
+        );
+    }
+
+    #[test]
+    fn a_last_answer_not_paid_for_is_said_after_the_first_line() {
+        let mut text = "[partial: the run stopped at its turns bound]\n\nAdding.".to_owned();
+        unpaid(&mut text, Stop::TurnLimit, Stop::BudgetUsd);
+        assert_eq!(
+            text,
+            "[partial: the run stopped at its turns bound]\nNo last answer was asked for: \
+             what is left of its dollar budget pays for none.\n\nAdding."
         );
     }
 }

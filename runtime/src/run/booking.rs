@@ -32,11 +32,23 @@ pub(crate) type BookingFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + '
 
 /// Where a run books what it spends against its caller's quota.
 pub(crate) trait Booking: Send + Sync {
+    /// Whether the run is admitted only with a whole run's worth reserved: a call's top run,
+    /// not one nested in a run that was.
+    fn admits(&self) -> bool;
+
+    /// Reserves `dollars`, a whole run's worth, before the run's first request: `false`, and
+    /// nothing reserved, when the quota does not have them left. What the run books is drawn
+    /// from the reservation first.
+    fn reserve(&self, dollars: f64) -> BookingFuture<'_, Result<bool, RunError>>;
+
     /// Books `dollars`; when the quota would pass, books nothing and answers what is left.
     fn book(&self, dollars: f64) -> BookingFuture<'_, Result<Result<(), f64>, RunError>>;
 
     /// Books `dollars` whatever the quota; negative, gives them back.
     fn correct(&self, dollars: f64) -> BookingFuture<'_, ()>;
+
+    /// Gives back what is left of the run's reservation, as it ends or pauses.
+    fn release(&self) -> BookingFuture<'_, ()>;
 
     /// The error of a run whose quota is spent.
     fn spent(&self) -> RunError;
@@ -47,6 +59,15 @@ where
     M: CompletionModel + ?Sized,
     T: Toolbox + Sync + ?Sized,
 {
+    /// Books what the run of `usage` spent since its last booking, and gives back what is left
+    /// of its reservation, as it ends or pauses.
+    pub(super) async fn book_last(&self, usage: &SharedUsage) {
+        self.book_spent(usage).await;
+        if let Some(book) = self.seams.booking {
+            book.release().await;
+        }
+    }
+
     /// Books what the run of `usage` spent since its last booking, if it books against a quota.
     pub(super) async fn book_spent(&self, usage: &SharedUsage) {
         if let Some(book) = self.seams.booking {
@@ -76,6 +97,13 @@ where
             (input as f64 * price.input() + output as f64 * price.output()) / 1_000_000.0
         };
         let full = worst(wanted.unwrap_or(ASSUMED_OUTPUT_TOKENS));
+        // A call's first request: admitted only with a whole run's worth reserved.
+        if run.turns == 0 && book.admits() {
+            let worth = self.run_worth(run, full);
+            if !book.reserve(worth).await? {
+                return Ok(Reserved::Refused);
+            }
+        }
         let left = match book.book(full).await? {
             Ok(()) => return Ok(Reserved::Held { worst: full, cap }),
             Err(left) => left,
@@ -92,6 +120,16 @@ where
             },
             Err(_) => Reserved::Refused,
         })
+    }
+
+    /// A whole run's worth, which a call's top run reserves before its first request, whose
+    /// worst case is `first`: what is left of its dollar budget when it has one, else its turn
+    /// bound's worth of requests as large as the first.
+    fn run_worth(&self, run: &Run, first: f64) -> f64 {
+        match run.usage.left() {
+            Some(left) => left.usd().max(0.0),
+            None => first * self.settings.limits.turns.get() as f64,
+        }
     }
 
     /// The error of a run whose caller spent its quota.

@@ -5,6 +5,7 @@
 use svir::{Message, Role, Toolbox};
 use tracing::Span;
 
+use crate::cost;
 use crate::context::{Compacted, clear, refusal, size, summary};
 use crate::error::RunError;
 use crate::model::CompletionModel;
@@ -141,7 +142,9 @@ where
         };
         let task = summary::task(&messages[run.history.min(opened)..opened]);
         let turns = summary::transcript(&messages[opened..cut]);
-        let summary = self.summary(run, &task, &turns, most).await?;
+        let Some(summary) = self.summary(run, &task, &turns, most).await? else {
+            return Ok(0);
+        };
         run.request.messages.splice(opened..cut, [summary]);
         Ok(cut - opened)
     }
@@ -162,7 +165,9 @@ where
         let most = (goal / 4).clamp(SUMMARY_TOKENS.0, SUMMARY_TOKENS.1);
         let task = summary::task(&messages[history..opened]);
         let turns = summary::transcript(earlier);
-        let summary = self.summary(run, &task, &turns, most).await?;
+        let Some(summary) = self.summary(run, &task, &turns, most).await? else {
+            return Ok(0);
+        };
         run.request.messages.splice(..history, [summary]);
         run.opened -= history - 1;
         run.history = 1;
@@ -171,23 +176,32 @@ where
 
     /// The summary of `turns` of the work on `task`, at most `most` tokens, written by the
     /// compact model if there is one, else the run's own, through the one model request
-    /// ([`Self::ask`]); its tokens counted in the run's usage.
+    /// ([`Self::ask`]); its tokens counted in the run's usage. `None` when what is left of the
+    /// run's dollar budget pays for no summary.
     async fn summary(
         &self,
         run: &Run,
         task: &str,
         turns: &str,
         most: u64,
-    ) -> Result<Message, Halt> {
+    ) -> Result<Option<Message>, Halt> {
+        // Under a dollar budget, a summary is written within what is left, or not at all.
         let answer = match &self.settings.compact_model {
             Some(model) => {
                 let model = model.model();
-                let request = summary::request(model.name(), task, turns, most);
+                let mut request = summary::request(model.name(), task, turns, most);
+                let price = cost::price_of(model.name(), model.price(), model.price_provider());
+                if !self.afford_summary(run, price, &mut request)? {
+                    return Ok(None);
+                }
                 self.ask(model, &request, &run.usage, Purpose::Summary)
                     .await
             }
             None => {
-                let request = summary::request(self.model.name(), task, turns, most);
+                let mut request = summary::request(self.model.name(), task, turns, most);
+                if !self.afford_summary(run, self.price().ok(), &mut request)? {
+                    return Ok(None);
+                }
                 self.ask(self.model, &request, &run.usage, Purpose::Summary)
                     .await
             }
@@ -197,7 +211,7 @@ where
                 tracing::warn!(target: "ladoga", ?error, "the summary request failed");
             }
         })?;
-        Ok(summary::message(&answer.done.text))
+        Ok(Some(summary::message(&answer.done.text)))
     }
 }
 

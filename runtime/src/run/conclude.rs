@@ -20,7 +20,7 @@ where
     pub(crate) async fn conclude(&self, ended: Ended, run: Run) -> Result<Outcome, RunError> {
         let usage = std::sync::Arc::clone(&run.usage);
         let concluded = self.concluded(ended, run).await;
-        self.book_spent(&usage).await; // quota: what the run spent, booked as it ends
+        self.book_last(&usage).await; // quota: what the run spent, booked as it ends
         concluded
     }
 
@@ -47,30 +47,42 @@ where
             OnLimit::Answer => {
                 // The tools stay described, so the history of calls still makes sense, but the
                 // model may not call one; a call it makes anyway is never run. At any bound but
-                // the deadline itself, the request is still within the deadline.
+                // the deadline itself, the request is still within the deadline; at every
+                // bound, within what the dollar budget and the quota have left.
                 let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
                 let request = std::mem::replace(&mut run.request, Request::new(""));
-                let request = request.tool_choice(ToolChoice::None);
-                let answer = match self.ask_by(deadline, &request, &run.usage).await {
-                    Ok(answer) => answer,
+                run.request = request.tool_choice(ToolChoice::None);
+                let mut done = match self.ask_funded(deadline, &mut run).await {
+                    Ok(Ok(done)) => done,
+                    // Not even a short answer is paid for: the work so far, as `partial` ends.
+                    Ok(Err(unpaid)) => return Ok(self.partial(stop, Some(unpaid), run)),
                     Err(Halt::Failed(error)) => return Err(error),
                     // The caller's model answers in the next round: this request is asked again.
                     Err(halt) => {
-                        run.request = request;
                         let stop = stop.name().to_owned();
                         run.finishing = Some(Finishing::Limit { stop });
                         run.kept = false;
                         return Err(self.halted(halt, &run).await);
                     }
                 };
-                let mut done = run.heard(answer);
                 self.held_back(&mut done, &mut run)?; // guards
-                self.leave(&request, Some(&done)); // sessions
+                self.leave(&run.request, Some(&done)); // sessions
                 Ok(self.finished(done, run, stop))
             }
-            OnLimit::Partial => Ok(Outcome {
+            OnLimit::Partial => Ok(self.partial(stop, None, run)),
+        }
+    }
+
+    /// The outcome of `run` stopped at `stop` under [`OnLimit::Partial`], or under
+    /// [`OnLimit::Answer`] where the bound `unpaid` paid for no last answer: the work so far.
+    fn partial(&self, stop: Stop, unpaid: Option<Stop>, run: Run) -> Outcome {
+        let mut text = partial::text(stop, &run.request.messages, run.opened);
+        if let Some(unpaid) = unpaid {
+            partial::unpaid(&mut text, stop, unpaid);
+        }
+        Outcome {
                 session: self.leave(&run.request, None),
-                text: partial::text(stop, &run.request.messages, run.opened),
+                text,
                 turns: run.turns,
                 usage: run.usage.get(),
                 stop,
@@ -87,8 +99,7 @@ where
                 steered: run.steered,
                 held: run.held,
                 untrusted: run.untrusted,
-            }),
-        }
+            }
     }
 
     /// Guards: an answer the turns did not show them (at the depth bound, a typed answer, an

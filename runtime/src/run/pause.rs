@@ -39,7 +39,7 @@ where
     /// The run's error for `halt`: a pause keeps `run` for the next round first (unless it was
     /// kept before its question was asked), and is then [`RunError::Paused`].
     pub(super) async fn halted(&self, halt: Halt, run: &Run) -> RunError {
-        self.book_spent(&run.usage).await; // quota: what it spent, booked as it stops or pauses
+        self.book_last(&run.usage).await; // quota: what it spent, booked as it stops or pauses
         match halt {
             Halt::Failed(error) => error,
             Halt::Paused(Pause(question)) => {

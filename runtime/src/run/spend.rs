@@ -1,14 +1,19 @@
-//! The dollar budget, checked before each turn's request: what the run and the runs it is
-//! nested in have left against the request's worst case, its input tokens at the model's input
-//! price and its output limit at the output price.
+//! The dollar budget, checked before each of a run's requests (its turns, its answer at a bound,
+//! a typed answer, a summary): what the run and the runs it is nested in have left against the
+//! request's worst case, its input tokens at the model's input price and its output limit at the
+//! output price.
 
-use svir::Toolbox;
+use svir::{Completion, Request, Toolbox};
+use tokio::time::Instant;
 
 use crate::context::size;
 use crate::cost::{self, Price};
 use crate::error::RunError;
 use crate::model::CompletionModel;
+use crate::outcome::Stop;
 use crate::run::Orchestration;
+use crate::run::booking::Reserved;
+use crate::run::pause::Halt;
 use crate::run::state::Run;
 
 /// The output limit a request without one of its own is counted at, and below which what is
@@ -56,11 +61,70 @@ pub(crate) fn afford(left: f64, price: Price, input: u64, max_tokens: Option<u64
     }
 }
 
+/// What a request may do under the run's dollar budget and its caller's quota.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Funded {
+    /// It goes, its output at most `cap` tokens; `booked` is the quota's booking of its worst
+    /// case, corrected once it is answered.
+    Yes {
+        cap: Option<u64>,
+        booked: Option<f64>,
+    },
+    /// It does not: the run is at this bound (`budget_usd`, or `quota`).
+    No(Stop),
+}
+
 impl<M, T> Orchestration<'_, M, T>
 where
     M: CompletionModel + ?Sized,
     T: Toolbox + Sync + ?Sized,
 {
+    /// Whether `run`'s next request goes, under the tightest dollar budget it is within and its
+    /// caller's quota, and with what output at most; the quota's booking of it made.
+    pub(super) async fn fund(&self, run: &Run) -> Result<Funded, RunError> {
+        let cap = match self.afford(run)? {
+            Afford::Yes => None,
+            Afford::Capped(tokens) => Some(tokens),
+            Afford::No => return Ok(Funded::No(Stop::BudgetUsd)),
+        };
+        Ok(match self.book_request(run, cap).await? {
+            Reserved::Free => Funded::Yes { cap, booked: None },
+            Reserved::Held { worst, cap } => Funded::Yes {
+                cap,
+                booked: Some(worst),
+            },
+            Reserved::Refused => Funded::No(Stop::Quota),
+        })
+    }
+
+    /// The answer to `run`'s request, made within what its dollar budget and quota have left
+    /// (its output limited to what they pay for), before `deadline` if there is one; the
+    /// bound it is at when they pay for no answer, and it is not made. The one way a run asks
+    /// past its turns: its answer at a bound, a typed answer, the answer at the depth bound.
+    pub(super) async fn ask_funded(
+        &self,
+        deadline: Option<Instant>,
+        run: &mut Run,
+    ) -> Result<Result<Completion, Stop>, Halt> {
+        let (cap, booked) = match self.fund(run).await? {
+            Funded::Yes { cap, booked } => (cap, booked),
+            Funded::No(stop) => {
+                tracing::info!(target: "ladoga", ?stop, "what is left pays for no answer: none is asked for");
+                return Ok(Err(stop));
+            }
+        };
+        let own = run.request.max_tokens;
+        if cap.is_some() {
+            run.request.max_tokens = cap;
+        }
+        let asked = self.ask_by(deadline, &run.request, &run.usage).await;
+        run.request.max_tokens = own;
+        if let Some(worst) = booked {
+            self.booked_request(run, worst).await; // quota
+        }
+        Ok(Ok(run.heard(asked?)))
+    }
+
     /// Whether `run` can afford its next request under the tightest dollar budget it is within
     /// (its own, or a run's it is nested in); a model with no known price cannot be afforded.
     pub(super) fn afford(&self, run: &Run) -> Result<Afford, RunError> {
@@ -84,6 +148,31 @@ where
             tracing::debug!(target: "ladoga", budget = %left.budget, spent = left.spent, input, "the next request could pass the dollar budget");
         }
         Ok(afford)
+    }
+
+    /// Limits `request`, a summary for `run` that a model priced at `price` writes, to what the
+    /// run's dollar budget has left: `false` when that pays for no summary, and it is not asked.
+    pub(super) fn afford_summary(
+        &self,
+        run: &Run,
+        price: Option<Price>,
+        request: &mut Request,
+    ) -> Result<bool, RunError> {
+        let Some(left) = run.usage.left() else {
+            return Ok(true);
+        };
+        let price = price.ok_or_else(|| RunError::Unpriced {
+            model: request.model.clone(),
+        })?;
+        let input = size::estimate(request);
+        Ok(match afford(left.usd(), price, input, request.max_tokens) {
+            Afford::Yes => true,
+            Afford::Capped(tokens) => {
+                request.max_tokens = Some(tokens);
+                true
+            }
+            Afford::No => false,
+        })
     }
 
     /// The price of the run's model before it answers, which a bound in dollars needs.

@@ -15,10 +15,9 @@ use crate::metrics;
 use crate::model::CompletionModel;
 use crate::observe::spans;
 use crate::outcome::{NestedRun, Stop, UnknownCall};
-use crate::run::booking::Reserved;
 use crate::run::pause::{Halt, Pause};
 use crate::run::recorder::{is_unknown, unknown_outcome};
-use crate::run::spend::Afford;
+use crate::run::spend::Funded;
 use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration, Screen};
 use crate::schema::{SchemaProfile, absent_nulls};
@@ -84,13 +83,20 @@ where
                     .as_deref()
                     .and_then(Stop::named)
                     .unwrap_or(Stop::Answered);
-                let done = self.ask_turn(run).await?; // typed: the request for the typed answer
-                return Ok(Ended::Answered(done, stop));
+                // typed: the request for the typed answer, within the budget as any
+                return Ok(match self.turn_funded(run).await? {
+                    Ok(done) => Ended::Answered(done, stop),
+                    Err(unpaid) => Ended::Limit(unpaid),
+                });
             }
             None => {}
         }
         if self.seams.at_depth_bound.is_some() {
-            let done = self.ask_turn(run).await?; // depth: one request, no tool offered
+            // depth: one request, no tool offered, within the budget as any
+            let done = match self.turn_funded(run).await? {
+                Ok(done) => done,
+                Err(stop) => return Ok(Ended::Limit(stop)),
+            };
             run.progress.answered(run.turns).await;
             return Ok(Ended::Answered(done, Stop::Depth));
         }
@@ -107,25 +113,10 @@ where
                         return Ok(Ended::Limit(Stop::Budget)); // budget
                     }
                     self.compact(run).await?; // context
-                    let cap = match self.afford(run)? {
-                        Afford::Yes => None,
-                        Afford::Capped(tokens) => Some(tokens),
-                        Afford::No => return Ok(Ended::Limit(Stop::BudgetUsd)), // budget_usd
+                    let mut done = match self.turn_funded(run).await? {
+                        Ok(done) => done,
+                        Err(stop) => return Ok(Ended::Limit(stop)), // budget_usd, quota
                     };
-                    let (cap, booked) = match self.book_request(run, cap).await? {
-                        Reserved::Free => (cap, None),
-                        Reserved::Held { worst, cap } => (cap, Some(worst)),
-                        // A call whose first request finds the quota spent is refused.
-                        Reserved::Refused if run.turns == 0 => {
-                            return Err(self.quota_spent().into()); // quota
-                        }
-                        Reserved::Refused => return Ok(Ended::Limit(Stop::Quota)), // quota
-                    };
-                    let asked = self.ask_turn_within(run, cap).await; // the model request
-                    if let Some(worst) = booked {
-                        self.booked_request(run, worst).await; // quota
-                    }
-                    let mut done = asked?;
                     if done.calls.is_empty() {
                         // Guards: an answer held back is told to the model, which answers again.
                         if let Some((guard, why)) = self.guard_answer(&mut done, run)? {
@@ -175,6 +166,22 @@ where
             run.answered(done, results);
         }
         Ok(Ended::Limit(Stop::TurnLimit))
+    }
+
+    /// The model request of a turn, within what the dollar budget and the quota have left
+    /// (its output limited to what they pay for); the bound the run is at when they pay for
+    /// none. A call whose first request finds the quota spent is refused.
+    async fn turn_funded(&self, run: &mut Run) -> Result<Result<svir::Completion, Stop>, Halt> {
+        let (cap, booked) = match self.fund(run).await? {
+            Funded::Yes { cap, booked } => (cap, booked),
+            Funded::No(Stop::Quota) if run.turns == 0 => return Err(self.quota_spent().into()),
+            Funded::No(stop) => return Ok(Err(stop)),
+        };
+        let asked = self.ask_turn_within(run, cap).await; // the model request
+        if let Some(worst) = booked {
+            self.booked_request(run, worst).await; // quota
+        }
+        asked.map(Ok)
     }
 
     /// Screens `done`'s calls before any runs: the approvals and the model's questions, the

@@ -133,8 +133,10 @@ where
         run.request = request.tool_choice(ToolChoice::None);
         // At the deadline itself the answer is asked for without one, as the bound's policy is.
         let deadline = run.deadline.filter(|_| stop != Stop::Deadline);
-        match self.ask_by(deadline, &run.request, &run.usage).await {
-            Ok(answer) => Ok(run.heard(answer)),
+        match self.ask_funded(deadline, run).await {
+            Ok(Ok(done)) => Ok(done),
+            // What is left pays for no answer: a partial answer is no `O`, so the bound's error.
+            Ok(Err(unpaid)) => Err(self.limit_error(unpaid, run)),
             Err(Halt::Failed(error)) => Err(error),
             Err(halt) => {
                 let stop = Some(stop.name().to_owned()).filter(|_| stop != Stop::Answered);

@@ -1,8 +1,10 @@
 //! A tool's quotas for its call's caller, its own and the server's: the counters of the caller's
 //! current windows in the run store, checked before the run and booked by it
-//! (`run/booking.rs`).
+//! (`run/booking.rs`). A call's top run is admitted with a whole run's worth reserved, draws
+//! what it books from that reservation, and gives back what it did not spend as it ends.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use neva::Context;
@@ -13,6 +15,7 @@ use crate::run::booking::{Booking, BookingFuture};
 use crate::session::principal;
 use crate::store::{QUOTA_PREFIX, Runs};
 use crate::toolbox::arguments::digest;
+use crate::usage::SharedUsage;
 
 /// Billionths of a dollar: what the store counts.
 const NANOS: f64 = 1e9;
@@ -26,6 +29,9 @@ pub(super) struct QuotaBooks {
     books: Vec<QuotaBook>,
     /// The book that refused last.
     refused: AtomicUsize,
+    /// Whether the run reserves a whole run's worth before its first request: a call's top
+    /// run, not one nested in process in another run, whose reservation holds for it.
+    admits: bool,
 }
 
 impl QuotaBooks {
@@ -45,7 +51,13 @@ impl QuotaBooks {
                 quota,
             ));
         }
-        if let Ok(ServerQuota(quota)) = ctx.resolve::<ServerQuota>() {
+        // A run nested in process in another of the server's runs spends for that run, which
+        // books what its tree spent against the server's quota: booked here too, it would count
+        // twice.
+        let top = SharedUsage::nesting() == 0;
+        if let Ok(ServerQuota(quota)) = ctx.resolve::<ServerQuota>()
+            && top
+        {
             books.push(QuotaBook::of(ctx, "server", "this server", quota));
         }
         for book in &books {
@@ -54,11 +66,39 @@ impl QuotaBooks {
         Ok((!books.is_empty()).then(|| Self {
             books,
             refused: AtomicUsize::new(0),
+            admits: top,
         }))
     }
 }
 
 impl Booking for QuotaBooks {
+    fn admits(&self) -> bool {
+        self.admits
+    }
+
+    fn reserve(&self, dollars: f64) -> BookingFuture<'_, Result<bool, RunError>> {
+        Box::pin(async move {
+            for (index, book) in self.books.iter().enumerate() {
+                if !book.reserve(dollars).await? {
+                    for taken in &self.books[..index] {
+                        taken.release().await;
+                    }
+                    self.refused.store(index, Ordering::Relaxed);
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        })
+    }
+
+    fn release(&self) -> BookingFuture<'_, ()> {
+        Box::pin(async move {
+            for book in &self.books {
+                book.release().await;
+            }
+        })
+    }
+
     fn book(&self, dollars: f64) -> BookingFuture<'_, Result<Result<(), f64>, RunError>> {
         Box::pin(async move {
             for (index, book) in self.books.iter().enumerate() {
@@ -100,6 +140,10 @@ struct QuotaBook {
     quota: Quota,
     /// When the window ends: when the quota frees up.
     ends: SystemTime,
+    /// What is left of the run's reservation, in billionths: booked in the store, not spent.
+    held: Mutex<i64>,
+    /// Whether the run reserved: what it gives back then stays held for it until it ends.
+    reserved: std::sync::atomic::AtomicBool,
 }
 
 impl QuotaBook {
@@ -123,6 +167,8 @@ impl QuotaBook {
             on,
             quota,
             ends: UNIX_EPOCH + Duration::from_secs((index + 1) * window),
+            held: Mutex::new(0),
+            reserved: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -158,21 +204,79 @@ impl QuotaBook {
 }
 
 impl QuotaBook {
-    /// Books `dollars`; when the quota would pass, books nothing and answers what is left.
-    async fn book(&self, dollars: f64) -> Result<Result<(), f64>, RunError> {
-        let amount = (dollars * NANOS).ceil() as i64;
+    /// Reserves `dollars` for the run, at most the whole quota (a run worth more than it runs
+    /// alone): `false`, nothing reserved, when the quota does not have them left.
+    async fn reserve(&self, dollars: f64) -> Result<bool, RunError> {
         let limit = self.limit();
-        match self.store(amount.max(0), limit).await? {
-            (true, _) => Ok(Ok(())),
-            (false, total) => Ok(Err((limit - total).max(0) as f64 / NANOS)),
+        let amount = ((dollars * NANOS).ceil() as i64).clamp(0, limit);
+        let (booked, _) = self.store(amount, limit).await?;
+        if booked {
+            *self.held() += amount;
+            self.reserved.store(true, Ordering::Relaxed);
+        }
+        Ok(booked)
+    }
+
+    /// Gives back what is left of the run's reservation.
+    async fn release(&self) {
+        let held = std::mem::take(&mut *self.held());
+        self.reserved.store(false, Ordering::Relaxed);
+        if held > 0 {
+            let _ = self.store(-held, i64::MAX).await;
         }
     }
 
-    /// Books `dollars` whatever the quota: a negative amount is never refused, and a cost past
-    /// the worst case counts too.
+    /// What is left of the run's reservation, locked.
+    fn held(&self) -> std::sync::MutexGuard<'_, i64> {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Draws up to `amount` billionths from the reservation: what it drew.
+    fn draw(&self, amount: i64) -> i64 {
+        let mut held = self.held();
+        let drawn = amount.clamp(0, *held);
+        *held -= drawn;
+        drawn
+    }
+
+    /// Books `dollars`, from the run's reservation first; when the quota would pass, books
+    /// nothing and answers what is left (the reservation's rest included).
+    async fn book(&self, dollars: f64) -> Result<Result<(), f64>, RunError> {
+        let amount = ((dollars * NANOS).ceil() as i64).max(0);
+        let drawn = self.draw(amount);
+        if drawn == amount {
+            return Ok(Ok(()));
+        }
+        let limit = self.limit();
+        match self.store(amount - drawn, limit).await? {
+            (true, _) => Ok(Ok(())),
+            (false, total) => {
+                let held = {
+                    let mut held = self.held();
+                    *held += drawn;
+                    *held
+                };
+                Ok(Err(((limit - total).max(0) + held) as f64 / NANOS))
+            }
+        }
+    }
+
+    /// Books `dollars` whatever the quota: a cost past the worst case counts too, drawn from
+    /// the reservation first; a negative amount is never refused, and goes back to the
+    /// reservation while the run holds one.
     async fn correct(&self, dollars: f64) {
         let amount = (dollars * NANOS).round() as i64;
-        let _ = self.store(amount, i64::MAX).await;
+        let rest = match amount {
+            ..0 if self.reserved.load(Ordering::Relaxed) => {
+                *self.held() -= amount;
+                0
+            }
+            ..0 => amount,
+            _ => amount - self.draw(amount),
+        };
+        if rest != 0 {
+            let _ = self.store(rest, i64::MAX).await;
+        }
     }
 
     /// The error of a call whose caller spent this quota.
@@ -188,6 +292,24 @@ impl QuotaBook {
             frees_at: frees_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             frees_in: span(left),
         }
+    }
+}
+
+impl Drop for QuotaBook {
+    /// A run dropped before it ended (its call cancelled, its server stopping) gives back its
+    /// reservation all the same.
+    fn drop(&mut self) {
+        let held = std::mem::take(self.held.get_mut().unwrap_or_else(PoisonError::into_inner));
+        if held <= 0 {
+            return;
+        }
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (runs, key, ttl) = (self.runs.clone(), self.key.clone(), SLACK);
+        handle.spawn(async move {
+            let _ = runs.store().book(&key, -held, i64::MAX, ttl).await;
+        });
     }
 }
 
