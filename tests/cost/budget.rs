@@ -370,3 +370,65 @@ async fn a_model_with_no_known_price_is_not_asked_under_a_dollar_budget() {
     );
     assert!(requests.is_empty());
 }
+
+/// A run of one turn under `on_limit = "answer"` and a budget of `budget`, without the macro:
+/// it jots, reaches its turn bound, and asks for its last answer within what is left.
+async fn one_turn(budget: f64) -> (ladoga::Outcome, Vec<ladoga::testing::SeenRequest>) {
+    use ladoga::{Limits, OnLimit, Orchestration};
+
+    let script = ScriptedModel::from_fn(|seen| {
+        let reply = match seen.tool_choice() == Some(&json!("none")) {
+            true => Reply::text("Jotted it."),
+            false => Reply::call("jot", json!({"line": "a line"})),
+        };
+        reply.with_usage(1_000, 200)
+    });
+    let served = script.serve().await.expect("serves");
+    let model = served.model().with_price(PRICE);
+    let tools = svir::Tools::new().add_tool(svir::Tool::new("jot", "Jots"), |_: Value| async {
+        "jotted"
+    });
+    let limits = Limits::new()
+        .turns(std::num::NonZeroUsize::new(1).unwrap())
+        .on_limit(OnLimit::Answer)
+        .budget_usd(budget);
+    let outcome = Orchestration::new(&model, &tools)
+        .limits(limits)
+        .run("Jot a line.")
+        .await
+        .expect("answers");
+    (outcome, script.requests())
+}
+
+/// The output limit a request was sent with.
+fn output_limit(seen: &ladoga::testing::SeenRequest) -> Option<Value> {
+    let body = seen.body();
+    body.get("max_completion_tokens")
+        .or(body.get("max_tokens"))
+        .cloned()
+}
+
+#[tokio::test]
+async fn the_last_answer_at_a_bound_is_limited_to_what_the_budget_has_left() {
+    // $0.005: the turn writes at most 500 tokens and spends $0.002; the last answer at the turn
+    // bound at most the 300 that the $0.003 left pays for.
+    let (outcome, requests) = one_turn(0.005).await;
+    assert_eq!(outcome.text, "Jotted it.");
+    assert_eq!(outcome.stop, ladoga::Stop::TurnLimit);
+    let limits: Vec<_> = requests.iter().map(output_limit).collect();
+    assert_eq!(limits, [Some(json!(500)), Some(json!(300))]);
+    assert!(outcome.cost_usd.unwrap() <= 0.005 + 1e-12, "{:?}", outcome.cost_usd);
+
+    // $0.004: the $0.002 left pays for fewer than 256 tokens: no last answer, the work so far.
+    let (outcome, requests) = one_turn(0.004).await;
+    assert_eq!(requests.len(), 1);
+    assert!(outcome.partial);
+    assert!(
+        outcome.text.starts_with(
+            "[partial: the run stopped at its turns bound]\nNo last answer was asked for: what \
+             is left of its dollar budget pays for none.\n\nTool results so far:\n- jot: jotted"
+        ),
+        "{}",
+        outcome.text
+    );
+}

@@ -73,17 +73,30 @@
 //! A [`ServerQuota`] registered in neva's DI bounds what one caller spends on all of the server's
 //! orchestrators together: each books against it too, beside its own.
 //!
-//! A call whose caller has spent the quota is refused before its model is asked, with a tool
-//! error that says when the quota frees up ([`RunError::OverQuota`](crate::RunError::OverQuota)).
-//! Each request of a run is booked before it is made at its worst case, as a budget counts it;
-//! with less left than that, its output is limited to what is left, and with less than 256
-//! tokens' worth it is not made. Once answered, the booking is corrected to the request's cost.
-//! What the run spends otherwise (its nested runs, a summary, a last answer at a bound) is booked
-//! at its next turn and as it ends. So calls at once never book more than the quota together;
-//! they may spend more only where a request costs more than its estimate. A run that finds the
-//! quota spent after its first turn stops at the `quota` bound, and `on_limit` decides. Calls
-//! that hold bookings at once can refuse a call the quota would pay for once they are corrected:
-//! a quota is a ceiling, not a reservation.
+//! **A call is admitted with a whole run's worth reserved.** Before its first request, a call's
+//! run books its worth at once: what is left of its dollar budget (`budget_usd`, or the caller's
+//! lower one) when it has one, else its turn bound's worth of requests as large as its first
+//! (the first request's input at the input price, its output limit at the output price, times
+//! `turns`). A worth larger than the whole quota reserves the whole quota: such a run runs only
+//! alone. A call the quota cannot reserve that much for is refused before its model is asked,
+//! with a tool error that says when the quota frees up
+//! ([`RunError::OverQuota`](crate::RunError::OverQuota)). So with a quota worth N runs, N calls
+//! at once are admitted and answered in full, and the rest refused up front, rather than every
+//! call spending its first request and none answering. Give an orchestrator behind a quota a
+//! `budget_usd`: it is both what a run may spend and what it reserves.
+//!
+//! Each request of the run is then booked, from its reservation first, at its worst case, as a
+//! budget counts it; with less left than that, its output is limited to what is left, and with
+//! less than 256 tokens' worth it is not made. Once answered, the booking is corrected to the
+//! request's cost. What the run spends otherwise (its nested runs, a summary) is booked at its
+//! next turn and as it ends. As it ends or pauses, the run gives back what it reserved and did
+//! not spend (a run dropped mid-way too), so the quota's counter holds what was spent. Calls at
+//! once never book more than the quota together; they may spend more only where a request costs
+//! more than its estimate, or a run without a budget spends more than its reservation. A run
+//! that finds the quota spent after its first turn stops at the `quota` bound, and `on_limit`
+//! decides. An orchestrator called in process by another books its spend against its own tool's
+//! quota, and the server's quota once, by the run at the top of the tree. A run that goes on in a
+//! later round (an approval, a question) is not admitted again: it books request by request.
 //!
 //! # Across MCP
 //!
