@@ -165,3 +165,76 @@ async fn max_arguments_sets_the_bound_on_a_calls_arguments() {
     assert!(told.contains("bound of 1024 bytes"), "{told}");
     server.stop().await;
 }
+
+/// What a hostile party puts in its text: NUL, BEL, a clear-screen, a window title, a
+/// right-to-left override, and a newline that forges a whole log line.
+const HOSTILE: &str =
+    "\0\u{7}\u{1b}[2J\u{1b}]0;owned\u{7}\u{202e}gnp.exe\nFAKE LOG LINE: admin logged in";
+
+#[tool(descr = "Recalls a note")]
+async fn recall(key: String) -> Result<String, neva::error::Error> {
+    let message = format!("no note {key}: {HOSTILE}");
+    Err(neva::error::Error::new(
+        neva::error::ErrorCode::InternalError,
+        message,
+    ))
+}
+
+#[tokio::test]
+async fn no_log_line_of_the_board_carries_a_remote_tools_or_the_models_text_raw() {
+    // `board` at its default `ladoga=debug`, its log in a file; `recall` on a remote server
+    // fails with hostile text, and the model calls it, calls a tool with a hostile name, and
+    // answers with hostile text.
+    let remote = Server::start(App::new()).await;
+    let script = ScriptedModel::from_fn(|seen| match seen.tool_results().len() {
+        0 => Reply::calls([
+            ("remote_recall", json!({"key": HOSTILE})),
+            (&*format!("bogus{HOSTILE}"), json!({})),
+        ]),
+        _ => Reply::text(format!("Done. {HOSTILE}")),
+    });
+    let model = script.serve().await.expect("the scripted model serves");
+    let log = std::env::temp_dir().join(format!("ladoga-board-log-{}.txt", std::process::id()));
+    let file = std::fs::File::create(&log).expect("a log file");
+    let url = format!("http://{}/mcp", remote.addr);
+    let (mut board, addr) = common::board_at(
+        common::free_addr(),
+        &model.url(),
+        "scripted",
+        &["--remote", &url],
+        &[("RUST_LOG", "ladoga=debug")],
+        std::process::Stdio::from(file),
+    )
+    .await;
+    let mut client = common::client_for(addr);
+    client.map_elicitation(|_: neva::types::elicitation::ElicitRequestParams| async {
+        neva::types::elicitation::ElicitResult::accept()
+    });
+    client.connect().await.expect("connects");
+    let answer = common::plan_week(&client).await;
+    assert!(answer.starts_with("Done."), "{answer}");
+    // The model read the remote tool's error and the unknown tool's refusal.
+    let results = script.requests()[1].tool_results();
+    assert!(results[0].1.contains("FAKE LOG LINE"), "{results:?}");
+    client.disconnect().await.expect("disconnects");
+    board.kill().await.expect("stops");
+    remote.stop().await;
+
+    let written = std::fs::read_to_string(&log).expect("the log");
+    let _ = std::fs::remove_file(&log);
+    // The lines that carried them, escaped: the result, the refusal and the answer.
+    for seen in ["tool call answered", "the answer", "bogus"] {
+        assert!(written.contains(seen), "{seen} not logged:\n{written}");
+    }
+    assert!(written.contains("FAKE LOG LINE"), "{written}");
+    for line in written.lines() {
+        assert!(
+            !line.starts_with("FAKE LOG LINE"),
+            "a forged line:\n{written}"
+        );
+        let raw = line.chars().find(|char| {
+            char.is_control() || matches!(char, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        });
+        assert!(raw.is_none(), "{raw:?} raw in the line {line:?}");
+    }
+}

@@ -14,10 +14,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ladoga::cost::{Per, Quota, ServerQuota};
-use ladoga::testing::{Reply, ScriptedModel};
-use ladoga::store::QUOTA_PREFIX;
-use ladoga::{MemoryRuns, Model, Price, REPORT_KEY, RunStore, Runs, StoreFuture};
 use ladoga::orchestrator;
+use ladoga::store::QUOTA_PREFIX;
+use ladoga::testing::{Reply, ScriptedModel};
+use ladoga::{MemoryRuns, Model, Price, REPORT_KEY, RunStore, Runs, StoreFuture};
 use neva::prelude::*;
 use serde_json::{Value, json};
 
@@ -149,7 +149,10 @@ async fn call(tool: &str) -> (String, bool, Value, Vec<ladoga::testing::SeenRequ
     assert!(spent <= budget + 1e-12, "{tool}: {} of {budget}", called.2);
     // What the run store counts is what the report says was spent, to the billionth.
     let counter = counted.counter() as f64 / 1e9;
-    assert!((counter - spent).abs() < 2e-9, "{tool}: counted {counter}, spent {spent}");
+    assert!(
+        (counter - spent).abs() < 2e-9,
+        "{tool}: counted {counter}, spent {spent}"
+    );
     called
 }
 
@@ -346,14 +349,22 @@ async fn under_answer_each_level_asks_once_more_within_what_is_left_or_hands_up_
     assert!(!error, "{text}");
     assert_eq!(report["stop"], "budget_usd", "{report}");
     assert_eq!(asked(&requests), ["Top"]);
-    assert_eq!(text.matches("No last answer was asked for").count(), 2, "{text}");
+    assert_eq!(
+        text.matches("No last answer was asked for").count(),
+        2,
+        "{text}"
+    );
 
     // Out at `bottom`'s: the two above asked once each; no level passes the budget with a last
     // answer (three of them, $0.002 each, spent $0.010 of $0.006 before).
     let (text, error, report, requests) = call("answer_3").await;
     assert!(!error, "{text}");
     assert_eq!(asked(&requests), ["Top", "Middle"]);
-    assert_eq!(text.matches("No last answer was asked for").count(), 3, "{text}");
+    assert_eq!(
+        text.matches("No last answer was asked for").count(),
+        3,
+        "{text}"
+    );
     assert!(
         (report["cost_usd"].as_f64().unwrap() - 0.004).abs() < 1e-12,
         "{report}"
@@ -417,7 +428,11 @@ async fn the_last_answer_at_a_bound_is_limited_to_what_the_budget_has_left() {
     assert_eq!(outcome.stop, ladoga::Stop::TurnLimit);
     let limits: Vec<_> = requests.iter().map(output_limit).collect();
     assert_eq!(limits, [Some(json!(500)), Some(json!(300))]);
-    assert!(outcome.cost_usd.unwrap() <= 0.005 + 1e-12, "{:?}", outcome.cost_usd);
+    assert!(
+        outcome.cost_usd.unwrap() <= 0.005 + 1e-12,
+        "{:?}",
+        outcome.cost_usd
+    );
 
     // $0.004: the $0.002 left pays for fewer than 256 tokens: no last answer, the work so far.
     let (outcome, requests) = one_turn(0.004).await;

@@ -118,11 +118,7 @@ async fn a_caller_past_its_quota_is_refused_before_the_model_is_asked_and_told_w
                 .unwrap_or_default()
         })
         .collect();
-    assert_eq!(
-        limits,
-        [300, 300],
-        "each answer limited to the run's worth"
-    );
+    assert_eq!(limits, [300, 300], "each answer limited to the run's worth");
     // $0.001 is left, less than a run's worth: refused, the model not asked.
     let (error, text, _) = call(&client, "metered").await;
     assert!(error, "{text}");

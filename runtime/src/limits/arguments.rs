@@ -24,7 +24,7 @@ pub(crate) fn leave_out(done: &mut Completion, max: usize) {
         .filter(|call| call.arguments.len() > max)
     {
         let bytes = call.arguments.len();
-        tracing::warn!(target: "ladoga", tool = %call.name, bytes, max, "a call's arguments are over the bound: left out, not run");
+        tracing::warn!(target: "ladoga", tool = %crate::toolbox::Escaped(&call.name), bytes, max, "a call's arguments are over the bound: left out, not run");
         call.arguments = serde_json::json!({ OMITTED: bytes }).to_string();
     }
 }

@@ -66,7 +66,7 @@ impl Repeats {
                     told = true;
                 }
                 Repeat::Stuck => {
-                    tracing::info!(target: "ladoga", tool = %call.name, "the model is stuck");
+                    tracing::info!(target: "ladoga", tool = %crate::toolbox::Escaped(&call.name), "the model is stuck");
                     return Some(call.name.clone());
                 }
             }

@@ -172,7 +172,7 @@ async fn sample(
     params: neva::types::sampling::CreateMessageRequestParams,
 ) -> Result<neva::types::sampling::CreateMessageResult, svir::Error> {
     caller.ctx.sample(params).await.map_err(|error| {
-        tracing::warn!(target: "ladoga", %error, "the caller did not sample");
+        tracing::warn!(target: "ladoga", error = %crate::toolbox::printable(&error.to_string()), "the caller did not sample");
         unreachable("the caller did not answer the sampling request (it may not support sampling)")
     })
 }
@@ -205,7 +205,7 @@ async fn sample(
                 .with_detail("the caller answers in the next round"))
         }
         Err(error) => {
-            tracing::warn!(target: "ladoga", %error, "the caller did not sample");
+            tracing::warn!(target: "ladoga", error = %crate::toolbox::printable(&error.to_string()), "the caller did not sample");
             Err(unreachable(
                 "the caller did not answer the sampling request",
             ))

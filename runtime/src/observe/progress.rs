@@ -5,6 +5,7 @@
 //! request's own stream, and other events into `notifications/message` for a client that asked
 //! for log messages; the server installs its layer (`neva::types::notification::fmt::layer`).
 
+use crate::toolbox::Escaped;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 #[cfg(feature = "legacy-spec")]
@@ -48,7 +49,9 @@ impl Progress {
         self.answered.store(0, Ordering::Relaxed);
         // Written only for a line that is logged or told.
         let names = || {
-            let names: Vec<_> = calls.iter().map(|call| call.name.as_str()).collect();
+            let names: Vec<_> = (calls.iter())
+                .map(|call| Escaped(&call.name).to_string())
+                .collect();
             names.join(", ")
         };
         tracing::info!(target: "ladoga", "turn {turn}/{}: {}", self.total, names());
@@ -60,8 +63,9 @@ impl Progress {
     pub(crate) fn call_answered(&self, turn: usize, calls: usize, call: &ToolCall, error: bool) {
         let answered = self.answered.fetch_add(1, Ordering::Relaxed) + 1;
         let how = if error { "failed" } else { "answered" };
-        tracing::info!(target: "ladoga", "turn {turn}/{}: {} {how}", self.total, call.name);
-        let line = || format!("turn {turn}/{}: {} {how}", self.total, call.name);
+        let name = Escaped(&call.name);
+        tracing::info!(target: "ladoga", "turn {turn}/{}: {name} {how}", self.total);
+        let line = || format!("turn {turn}/{}: {name} {how}", self.total);
         self.step(line, turn - 1, answered + 1, calls + 1);
     }
 
@@ -96,7 +100,10 @@ pub(crate) fn notify(token: &ProgressToken, value: f64, total: f64) {
         ProgressToken::Number(token) => {
             tracing::info!(target: "progress", token = *token, value, total);
         }
-        other => tracing::info!(target: "progress", token = %other, value, total),
+        other => {
+            let token = crate::toolbox::printable(&other.to_string());
+            tracing::info!(target: "progress", token = %token, value, total);
+        }
     }
 }
 

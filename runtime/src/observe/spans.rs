@@ -187,8 +187,8 @@ pub(crate) fn tool(call: &ToolCall) -> Span {
         otel.name = format!("execute_tool {}", call.name),
         otel.kind = "internal",
         gen_ai.operation.name = "execute_tool",
-        gen_ai.tool.name = %call.name,
-        gen_ai.tool.call.id = %call.id,
+        gen_ai.tool.name = %crate::toolbox::Escaped(&call.name),
+        gen_ai.tool.call.id = %crate::toolbox::Escaped(&call.id),
         gen_ai.tool.type = "function",
         error.type = Empty,
     )

@@ -5,8 +5,8 @@
 use svir::{Message, Role, Toolbox};
 use tracing::Span;
 
-use crate::cost;
 use crate::context::{Compacted, clear, refusal, size, summary};
+use crate::cost;
 use crate::error::RunError;
 use crate::model::CompletionModel;
 use crate::observe::spans;

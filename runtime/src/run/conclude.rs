@@ -10,6 +10,7 @@ use crate::outcome::{Outcome, Stop};
 use crate::run::pause::Halt;
 use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration};
+use crate::toolbox::Escaped;
 
 impl<M, T> Orchestration<'_, M, T>
 where
@@ -81,25 +82,25 @@ where
             partial::unpaid(&mut text, stop, unpaid);
         }
         Outcome {
-                session: self.leave(&run.request, None),
-                text,
-                turns: run.turns,
-                usage: run.usage.get(),
-                stop,
-                finish: svir::FinishReason::ToolCalls,
-                partial: true,
-                model: run.answered_by.map(|by| self.name_of(by)),
-                first_token: run.first_token,
-                approvals: run.approvals,
-                inquiries: run.inquiries,
-                unknown: run.unknown,
-                compacted: run.window.so_far(),
-                cost_usd: run.usage.spent().usd(),
-                runs: run.runs,
-                steered: run.steered,
-                held: run.held,
-                untrusted: run.untrusted,
-            }
+            session: self.leave(&run.request, None),
+            text,
+            turns: run.turns,
+            usage: run.usage.get(),
+            stop,
+            finish: svir::FinishReason::ToolCalls,
+            partial: true,
+            model: run.answered_by.map(|by| self.name_of(by)),
+            first_token: run.first_token,
+            approvals: run.approvals,
+            inquiries: run.inquiries,
+            unknown: run.unknown,
+            compacted: run.window.so_far(),
+            cost_usd: run.usage.spent().usd(),
+            runs: run.runs,
+            steered: run.steered,
+            held: run.held,
+            untrusted: run.untrusted,
+        }
     }
 
     /// Guards: an answer the turns did not show them (at the depth bound, a typed answer, an
@@ -157,7 +158,7 @@ where
     /// The outcome of `run`, ended with `done`.
     pub(crate) fn finished(&self, done: Completion, run: Run, stop: Stop) -> Outcome {
         tracing::debug!(target: "ladoga", turns = run.turns, ?stop, "the model answered");
-        tracing::debug!(target: "ladoga", answer = %done.text, "the answer");
+        tracing::debug!(target: "ladoga", answer = %Escaped(&done.text), "the answer");
         Outcome {
             text: done.text,
             turns: run.turns,

@@ -148,7 +148,7 @@ impl<'a> Gate<'a> {
             inquiries.push(Inquired::new(inquiry, reply));
         }
         for (call, decision) in decided {
-            tracing::info!(target: "ladoga", tool = %call.name, decision = decision.name(), "approval");
+            tracing::info!(target: "ladoga", tool = %crate::toolbox::Escaped(&call.name), decision = decision.name(), "approval");
             metrics::approval(decision.name());
             approvals.push(Approval::new(call, decision));
             refusals.extend(decision.refusal(call));

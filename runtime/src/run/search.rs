@@ -188,7 +188,9 @@ where
         match self.model.schema_profile().tools(new) {
             Ok(normalized) => offered.extend(normalized),
             // Checked at the start: only a toolbox that changed since can fail here.
-            Err(error) => tracing::warn!(target: "ladoga", %error, "a tool found is not offered"),
+            Err(error) => {
+                tracing::warn!(target: "ladoga", error = %crate::toolbox::printable(&error.to_string()), "a tool found is not offered")
+            }
         }
     }
 }

@@ -22,6 +22,7 @@ use crate::run::state::{Finishing, Run};
 use crate::run::{Ended, Orchestration, Screen};
 use crate::schema::{SchemaProfile, absent_nulls};
 use crate::store::{self, Ran};
+use crate::toolbox::Escaped;
 use crate::tree::{Heard, Journaled, Turn};
 use crate::usage::SharedUsage;
 
@@ -346,7 +347,7 @@ where
             let unknown =
                 ran.filter(|(call, result)| self.not_again(cut, call) && is_unknown(result));
             run.unknown.extend(unknown.map(|(call, _)| {
-                tracing::warn!(target: "ladoga", tool = %call.name, "a call cut by a crash is not made again");
+                tracing::warn!(target: "ladoga", tool = %Escaped(&call.name), "a call cut by a crash is not made again");
                 UnknownCall {
                     tool: call.name.clone(),
                     arguments: call.arguments.clone(),
@@ -420,10 +421,10 @@ fn log_results(calls: &[ToolCall], results: &[ToolResult]) {
     for (call, result) in calls.iter().zip(results) {
         tracing::debug!(
             target: "ladoga",
-            tool = %call.name,
-            arguments = %call.arguments,
+            tool = %Escaped(&call.name),
+            arguments = %Escaped(&call.arguments),
             error = result.is_error,
-            result = %result.content,
+            result = %Escaped(&result.content),
             "tool call answered"
         );
     }

@@ -131,7 +131,7 @@ impl<'a> Elicitation<'a> {
             #[cfg(not(feature = "legacy-spec"))]
             Err(error) if error.code() == neva::error::ErrorCode::InputRequired => Err(error),
             Err(error) => {
-                tracing::warn!(target: "ladoga", %error, "the caller could not be asked");
+                tracing::warn!(target: "ladoga", error = %crate::toolbox::printable(&error.to_string()), "the caller could not be asked");
                 Ok(None)
             }
         }
@@ -226,7 +226,7 @@ impl Approver for Elicitation<'_> {
             match self.put(&question.key, Some(&question.tool), params).await {
                 Ok(Some(answer)) => Asked::Answered(decision(&answer)),
                 Ok(None) => {
-                    tracing::info!(target: "ladoga", tool = %question.tool, "the caller cannot be asked to approve this call");
+                    tracing::info!(target: "ladoga", tool = %crate::toolbox::Escaped(&question.tool), "the caller cannot be asked to approve this call");
                     Asked::Answered(Decision::Unavailable)
                 }
                 Err(later) => Asked::Later(later),

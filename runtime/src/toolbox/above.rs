@@ -65,7 +65,7 @@ pub async fn elicit_above(params: ElicitRequestParams) -> ElicitResult {
             std::future::pending().await
         }
         Err(error) => {
-            tracing::warn!(target: "ladoga", %error, "a server's question could not be put to the person at the top");
+            tracing::warn!(target: "ladoga", error = %crate::toolbox::printable(&error.to_string()), "a server's question could not be put to the person at the top");
             ElicitResult::decline()
         }
     }
@@ -122,7 +122,7 @@ pub async fn sample_above(
             std::future::pending().await
         }
         Err(error) => {
-            tracing::warn!(target: "ladoga", %error, "a server's sampling request could not be put to the caller at the top");
+            tracing::warn!(target: "ladoga", error = %crate::toolbox::printable(&error.to_string()), "a server's sampling request could not be put to the caller at the top");
             Err(refused("the caller at the top did not sample"))
         }
     }

@@ -27,7 +27,7 @@ pub use self::deferred::{DEFAULT_SEARCH_LIMIT, SEARCH_TOOLS};
 pub(crate) use self::deferred::{Deferral, answer as search_answer, search_tool};
 pub use self::hints::ToolHints;
 pub use self::live::LiveTools;
-pub(crate) use self::printable::printable;
+pub(crate) use self::printable::{Escaped, printable};
 pub(crate) use self::search::ToolIndex;
 pub use self::selection::{PatternError, ToolPattern, ToolSelection};
 pub(crate) use self::union::Source;

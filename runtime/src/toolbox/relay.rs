@@ -228,7 +228,7 @@ async fn relay(to: &To, request: Request<Incoming>) -> Response<Body> {
     let answer = match sent.send().await {
         Ok(answer) => answer,
         Err(error) => {
-            tracing::warn!(target: "ladoga", %error, "the relay to an MCP server cannot reach it");
+            tracing::warn!(target: "ladoga", error = %crate::toolbox::printable(&error.to_string()), "the relay to an MCP server cannot reach it");
             return own(StatusCode::BAD_GATEWAY);
         }
     };
