@@ -42,6 +42,12 @@ pub const BAGGAGE_MEMBER: &str = "io.github.ladoga-rs.budget_usd";
 /// the orchestrating tools from the one called down to the run that asks, then the tool the
 /// question is about, as a JSON list of strings (`["plan_week", "research", "clear_board"]`).
 /// The question's message opens with the same path, `[plan_week › research › clear_board]`.
+///
+/// A question another MCP server asks (a tool of a [`with`](crate::orchestrator#with) server, a
+/// [`LiveTools`](crate::LiveTools)) is relayed up as that server put it: its path here ends at the
+/// tool the call went to (`["near_boss", "remote_bottom"]`), and what the question is about
+/// inside that server (its own path, such as `[bottom › wipe]` for a Ladoga server) is in the
+/// message it wrote.
 pub const PATH_KEY: &str = "io.github.ladoga-rs/path";
 
 /// The request `_meta` key that makes a call of an orchestrator with sessions steer the run in
