@@ -34,13 +34,18 @@ async fn read_mail() -> String {
 
 #[tool(
     descr = "Lists the user's own notes",
-    annotations = r#"{"readOnlyHint": true}"#
+    annotations = r#"{"readOnlyHint": true, "openWorldHint": false}"#
 )]
 async fn list_notes() -> String {
     "buy milk".to_owned()
 }
 
-#[tool(descr = "Sends a mail", annotations = r#"{"readOnlyHint": false}"#)]
+// The house's own mail system: it says it stays inside, or MCP's default (an absent
+// `openWorldHint` is true) would count what it answers as text from outside.
+#[tool(
+    descr = "Sends a mail",
+    annotations = r#"{"readOnlyHint": false, "openWorldHint": false}"#
+)]
 async fn send_mail(to: String) -> String {
     common::durable::noted("send_mail");
     SENT.lock().unwrap().push(to.clone());
@@ -54,6 +59,15 @@ async fn send_mail(to: String) -> String {
 async fn fetch(url: String) -> String {
     FETCHED.lock().unwrap().push(url.clone());
     "<html>ok</html>".to_owned()
+}
+
+/// A page of the Web, its tool saying only that it reads: MCP's default has it reach outside.
+#[tool(
+    descr = "Reads a web page",
+    annotations = r#"{"readOnlyHint": true}"#
+)]
+async fn get_webpage(url: String) -> String {
+    format!("<p>{url}: the release moved. {INJECTION}.</p>")
 }
 
 /// A guard of the user's own: no secret reaches the model, no password the caller, and a
@@ -225,6 +239,9 @@ fn obedient() -> ScriptedModel {
             }
             (_, task) if task.contains("password") => Reply::text("I cannot say it here."),
             (0, task) if task.contains("notes first") => Reply::call("list_notes", json!({})),
+            (0, task) if task.contains("web page") => {
+                Reply::call("get_webpage", json!({"url": "https://news.example"}))
+            }
             (0, task) if task.contains("mail") => Reply::call("read_mail", json!({})),
             (0, _) => Reply::text("Nothing to do."),
             (1, task) if task.contains("notes first") => {
@@ -452,6 +469,28 @@ async fn a_caller_that_cannot_be_asked_gets_the_call_refused() {
     assert!(sent().is_empty(), "{:?}", sent());
     let told = running.told();
     assert!(told[1].contains("cannot be asked"), "{told:?}");
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_tool_that_says_nothing_of_the_open_world_reaches_it_as_mcp_says() {
+    // `get_webpage` says only `readOnlyHint`: an absent `openWorldHint` is true, so its page is
+    // untrusted text, fenced, and the send it asks for is put to the caller, who declines.
+    let _one = ONE_AT_A_TIME.lock().await;
+    SENT.lock().unwrap().clear();
+    let mut running = start(Some(ElicitResult::decline)).await;
+
+    let result = running.call("Read the web page").await;
+
+    assert!(!result.is_error, "{}", text(&result));
+    assert!(sent().is_empty(), "asked, declined: {:?}", sent());
+    assert_eq!(running.asked().len(), 1, "{:?}", running.asked());
+    assert_eq!(report(&result)["untrusted"], json!(["get_webpage"]));
+    let page = &running.script.requests()[1].tool_results()[0].1;
+    assert!(
+        page.starts_with("<untrusted-data source=\"get_webpage\">"),
+        "{page}"
+    );
     running.stop().await;
 }
 

@@ -24,6 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import SUITES  # noqa: E402
 from selftest import POLICIES, run_suite  # noqa: E402
 
+# What the server says of each tool: both hints, or `readOnlyHint` alone (a server that leaves
+# `openWorldHint` to MCP's default).
+ANNOTATE = ("full", "read-only")
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
@@ -34,6 +38,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--selftest", action="store_true", help="run every pair in-process and print figures")
     parser.add_argument("--policy", choices=POLICIES, default="none", help="the self-test's simulated guard")
     parser.add_argument("--verbose", action="store_true", help="self-test: list the pairs whose goal was not reached")
+    parser.add_argument(
+        "--annotate",
+        choices=ANNOTATE,
+        default="full",
+        help="the annotations the server lists: full (readOnlyHint and openWorldHint), or read-only (readOnlyHint alone)",
+    )
     args = parser.parse_args(argv)
     if not args.selftest and (args.port is None or args.state is None):
         parser.error("--port and --state are required unless --selftest")
@@ -51,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
 
     os.makedirs(args.state, exist_ok=True)
     threading.Thread(target=exit_with_parent, args=(os.getppid(),), daemon=True).start()
-    return serve(args.suite, args.port, args.state)
+    return serve(args.suite, args.port, args.state, args.annotate)
 
 
 def exit_with_parent(parent: int) -> None:

@@ -52,15 +52,20 @@ pub struct Check {
 }
 
 impl Harness {
-    /// Starts `python harness.py` for `suite`, and waits until it listens.
-    pub async fn start(python: &Path, suite: &str) -> Result<Self, Box<dyn std::error::Error>> {
+    /// Starts `python harness.py` for `suite`, its tools annotated as `annotate` says (`full`,
+    /// or `read-only`), and waits until it listens.
+    pub async fn start(
+        python: &Path,
+        suite: &str,
+        annotate: &str,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
         let state = std::env::temp_dir().join(format!("ladoga-agentdojo-{}", std::process::id()));
         std::fs::create_dir_all(&state)?;
         // Its log, one line per model step and tool call, kept beside the port it writes.
         let log = std::fs::File::create(state.join("harness.log"))?;
         let child = Command::new(python)
             .arg(SCRIPT)
-            .args(["--suite", suite, "--port", "0", "--state"])
+            .args(["--suite", suite, "--annotate", annotate, "--port", "0", "--state"])
             .arg(&state)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())

@@ -94,6 +94,10 @@ struct Args {
     /// Writes every pair's figures to this file, as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// What the suite's server says of its tools: `full` (`readOnlyHint` and `openWorldHint`)
+    /// or `read-only` (`readOnlyHint` alone, `openWorldHint` left to MCP's default).
+    #[arg(long, default_value = "full", value_parser = ["full", "read-only"])]
+    annotate: String,
 }
 
 /// One pair's figures.
@@ -115,7 +119,7 @@ struct Measured {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
-    let harness = Harness::start(&args.python, &args.suite).await?;
+    let harness = Harness::start(&args.python, &args.suite, &args.annotate).await?;
     let pairs = harness.pairs().await?;
     // The injection tasks in the order the harness lists their pairs, each once.
     let mut injections: Vec<&String> = Vec::new();
@@ -152,8 +156,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = harness::serve(app).await;
     let mut all = Vec::new();
     println!(
-        "suite {}: {} user tasks, {} measurable pairs ({} not measurable)",
+        "suite {} ({} annotations): {} user tasks, {} measurable pairs ({} not measurable)",
         args.suite,
+        args.annotate,
         users.len(),
         measurable.len() - users.len(),
         pairs.unmeasurable.len()

@@ -29,14 +29,18 @@ log = logging.getLogger("harness")
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 
 
-def mcp_server(bench: Bench) -> Server:
-    """The MCP server of the suite's tools, each run on the current pair's environment."""
+def mcp_server(bench: Bench, annotate: str = "full") -> Server:
+    """The MCP server of the suite's tools, each run on the current pair's environment; each
+    listed with both hints (`full`), or with `readOnlyHint` alone (`read-only`)."""
     tools = [
         types.Tool(
             name=spec["name"],
             description=spec["description"],
             input_schema=spec["input_schema"],
-            annotations=types.ToolAnnotations(read_only_hint=spec["read_only"], open_world_hint=spec["open_world"]),
+            annotations=types.ToolAnnotations(
+                read_only_hint=spec["read_only"],
+                open_world_hint=spec["open_world"] if annotate == "full" else None,
+            ),
         )
         for spec in bench.tool_specs()
     ]
@@ -187,13 +191,13 @@ async def _serve(server: uvicorn.Server, sock: socket.socket, state: Path) -> No
     await task
 
 
-def serve(suite: str, port: int, state: Path) -> int:
+def serve(suite: str, port: int, state: Path, annotate: str = "full") -> int:
     """Serves until SIGTERM or SIGINT; returns the exit code."""
     # uvicorn re-raises the signal it caught once it has shut down: let that end us with 0.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     bench = Bench(suite)
     bench.pairs()  # computes the pair table once, before listening
-    app = mcp_server(bench).streamable_http_app(
+    app = mcp_server(bench, annotate).streamable_http_app(
         streamable_http_path="/mcp",
         json_response=True,
         stateless_http=True,

@@ -16,7 +16,9 @@
 //!
 //! Which tools are untrusted, read-only or reach outside is what the run knows of them, their
 //! [`ToolHints`]: an [`Orchestrator`](crate::Orchestrator) reads its own server's annotations
-//! (`readOnlyHint`, `openWorldHint`) and counts every tool of an added toolbox
+//! (`readOnlyHint`, `openWorldHint`) with MCP's defaults (a tool that does not say
+//! `openWorldHint: false` reaches outside, and its text is untrusted) and counts every tool of
+//! an added toolbox
 //! ([`Orchestrator::with`](crate::Orchestrator::with)) as untrusted; [`Orchestrator::hints`]
 //! (or [`Orchestration::hints`](crate::Orchestration::hints)) says the rest, for a server one
 //! does not control.

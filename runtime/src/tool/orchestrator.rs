@@ -373,7 +373,8 @@ impl Orchestrator {
     /// adds the guards of its `guard = [..]`, each resolved from neva's DI container.
     ///
     /// With a guard, the run reads its own server's tools' annotations (`readOnlyHint`,
-    /// `openWorldHint`), counts every tool of a toolbox added with [`Self::with`] as untrusted,
+    /// `openWorldHint`, absent ones as MCP defaults them: a tool that does not say
+    /// `openWorldHint: false` reaches outside), counts every tool of a toolbox added with [`Self::with`] as untrusted,
     /// and the resources of [`Self::attach`] as untrusted text in the brief; [`Self::hints`]
     /// says the rest. A call a guard has the caller approve is asked as an approval is, and is
     /// refused where the caller cannot be asked.

@@ -211,7 +211,8 @@ impl Orchestrator {
             if hints.and_then(|hints| hints.readonly) == Some(true) {
                 known = known.read_only();
             }
-            if hints.and_then(|hints| hints.open_world) == Some(true) {
+            // MCP's default: a tool that does not say it stays inside reaches outside.
+            if hints.and_then(|hints| hints.open_world) != Some(false) {
                 known = known.open_world();
             }
             guards.annotate(tool.name, known);

@@ -4,11 +4,12 @@
 /// What a run knows of a tool, for its guards: whether its text is untrusted, whether it only
 /// reads, and whether it reaches outside.
 ///
-/// An [`Orchestrator`](crate::Orchestrator) reads its own server's tools' MCP annotations:
-/// `readOnlyHint: true` makes one read-only and `openWorldHint: true` one that reaches outside
-/// (unlike MCP's default, a tool that says nothing does not count as reaching outside: say it
-/// with [`Orchestrator::hints`](crate::Orchestrator::hints)). Every tool of an added toolbox is
-/// untrusted, and says nothing else unless told.
+/// An [`Orchestrator`](crate::Orchestrator) reads its own server's tools' MCP annotations, and
+/// a `with` server's, with MCP's defaults: `readOnlyHint: true` makes one read-only (absent, it
+/// may change things), and a tool reaches outside unless it says `openWorldHint: false` (absent,
+/// it does, as MCP has it), so what it answers is untrusted and what goes in its arguments
+/// leaves. Say otherwise with [`Orchestrator::hints`](crate::Orchestrator::hints). Every tool of
+/// an added toolbox is untrusted.
 ///
 /// # Examples
 /// ```

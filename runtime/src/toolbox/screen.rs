@@ -247,7 +247,8 @@ fn hinted(tool: &Tool) -> ToolHints {
     if annotations.and_then(|hints| hints.readonly) == Some(true) {
         hints = hints.read_only();
     }
-    if annotations.and_then(|hints| hints.open_world) == Some(true) {
+    // MCP's default: a tool that does not say it stays inside reaches outside.
+    if annotations.and_then(|hints| hints.open_world) != Some(false) {
         hints = hints.open_world();
     }
     hints
@@ -274,6 +275,22 @@ mod tests {
 
     fn refused() -> Error {
         Error::new(ErrorCode::InvalidParams, "Tool `b.c` cannot be offered")
+    }
+
+    #[test]
+    fn absent_annotations_read_as_mcp_defaults_them() {
+        let annotated = |annotations: serde_json::Value| {
+            let tool = json!({"name": "t", "inputSchema": {"type": "object"}, "annotations": annotations});
+            hinted(&serde_json::from_value(tool).expect("a tool"))
+        };
+        // Nothing said: untrusted, may change things, reaches outside.
+        assert_eq!(hinted(&tool("t")), ToolHints::untrusted().open_world());
+        // Only that it reads: it still reaches outside (AgentDojo's `get_webpage`).
+        let reads = annotated(json!({"readOnlyHint": true}));
+        assert_eq!(reads, ToolHints::untrusted().read_only().open_world());
+        // Said to stay inside: it does not.
+        let inside = annotated(json!({"readOnlyHint": true, "openWorldHint": false}));
+        assert_eq!(inside, ToolHints::untrusted().read_only());
     }
 
     #[test]
