@@ -62,10 +62,7 @@ async fn fetch(url: String) -> String {
 }
 
 /// A page of the Web, its tool saying only that it reads: MCP's default has it reach outside.
-#[tool(
-    descr = "Reads a web page",
-    annotations = r#"{"readOnlyHint": true}"#
-)]
+#[tool(descr = "Reads a web page", annotations = r#"{"readOnlyHint": true}"#)]
 async fn get_webpage(url: String) -> String {
     format!("<p>{url}: the release moved. {INJECTION}.</p>")
 }

@@ -3,7 +3,8 @@
 //!
 //! - `GET /healthz`: `200` while the process serves.
 //! - `GET /readyz`: `200` when the board can take calls: it is not draining, the store of its
-//!   paused runs answers, and so does its board's database; else `503` with a one-line reason.
+//!   paused runs answers, and so does its board's database, and (with `--restate-admin`)
+//!   restate-server knows its deployment; else `503` with a one-line reason.
 //!   A model server that is down does not make the board unready: every replica shares it,
 //!   and the calls say so themselves.
 //! - `GET /metrics`: the metrics Ladoga records (`ladoga::metrics`), in Prometheus' text format.
@@ -43,6 +44,8 @@ pub struct Admin {
     drain: ladoga::Drain,
     /// The metrics recorder's handle.
     metrics: PrometheusHandle,
+    /// Whether restate-server knows the board's deployment, for a durable board.
+    registration: Option<ladoga::durable::Registration>,
 }
 
 /// Installs the process's Prometheus recorder, with OpenTelemetry's buckets for Ladoga's
@@ -76,6 +79,7 @@ impl Admin {
         runs: ladoga::Runs,
         board: store::Answers,
         drain: ladoga::Drain,
+        registration: Option<ladoga::durable::Registration>,
     ) -> Result<(), String> {
         let listener = TcpListener::bind(addr)
             .await
@@ -86,6 +90,7 @@ impl Admin {
             board,
             drain,
             metrics,
+            registration,
         };
         tokio::spawn(admin.serve(listener));
         Ok(())
@@ -139,6 +144,9 @@ impl Admin {
     async fn unready(&self) -> Option<&'static str> {
         if self.drain.is_draining() {
             return Some("draining");
+        }
+        if (self.registration.as_ref()).is_some_and(|registration| !registration.is_done()) {
+            return Some("restate-server does not know this replica's deployment yet");
         }
         if !answers(self.runs.ping()).await {
             return Some("the run store does not answer");

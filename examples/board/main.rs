@@ -43,8 +43,9 @@
 //! port of its own.
 //!
 //! With `--admin ADDR`, the probes and metrics are served there, apart from MCP (`admin.rs`):
-//! `/healthz`, `/readyz` (`503` with the reason while draining or while a store does not
-//! answer) and `/metrics` (what `ladoga::metrics` records, in Prometheus' text format).
+//! `/healthz`, `/readyz` (`503` with the reason while draining, while a store does not answer, or
+//! while restate-server does not know a durable board's deployment yet) and `/metrics` (what
+//! `ladoga::metrics` records, in Prometheus' text format).
 //!
 //! With `OTEL_EXPORTER_OTLP_ENDPOINT` (an OTLP/HTTP backend's URL), its spans go there
 //! (`traces.rs`): a call whose `_meta` carries a W3C `traceparent` is a span of its caller's
@@ -296,11 +297,11 @@ fn main() -> ExitCode {
     ended
 }
 
-/// `app`, its durable `plan_week` on Restate when `cli` says where, each run's call sealed with
-/// `secret`; as it is otherwise.
-async fn durable(cli: &Cli, secret: Option<&[u8]>, app: App) -> Result<App, String> {
+/// The Restate `plan_week` runs durable on when `cli` says where, each run's call sealed with
+/// `secret`; none otherwise.
+fn restate(cli: &Cli, secret: Option<&[u8]>) -> Result<Option<ladoga::durable::Restate>, String> {
     let (Some(endpoint), Some(ingress)) = (cli.restate_endpoint, &cli.restate_ingress) else {
-        return Ok(app);
+        return Ok(None);
     };
     let Some(secret) = secret else {
         return Err(format!(
@@ -320,6 +321,18 @@ async fn durable(cli: &Cli, secret: Option<&[u8]>, app: App) -> Result<App, Stri
     for key in &cli.restate_identity_key {
         restate = restate.identity_key(key);
     }
+    Ok(Some(restate))
+}
+
+/// `app`, its durable `plan_week` on `restate`, if there is one; as it is otherwise.
+async fn durable(
+    cli: &Cli,
+    restate: Option<ladoga::durable::Restate>,
+    app: App,
+) -> Result<App, String> {
+    let (Some(restate), Some(endpoint)) = (restate, cli.restate_endpoint) else {
+        return Ok(app);
+    };
     restate
         .serve(app)
         .await
@@ -407,8 +420,23 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
     };
     // Whether the board drains: the runs find it in neva's DI, the probes ask it.
     let drain = ladoga::Drain::new();
+    let restate = match restate(&cli, shared.secret()) {
+        Ok(restate) => restate,
+        Err(refusal) => {
+            eprintln!("board: {refusal}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // The probes say the board is not ready until restate-server knows its deployment.
+    let registration = restate.as_ref().map(ladoga::durable::Restate::registration);
     if let Some(addr) = cli.admin {
-        let admin = admin::Admin::start(addr, shared.runs(), board.answers(), drain.clone());
+        let admin = admin::Admin::start(
+            addr,
+            shared.runs(),
+            board.answers(),
+            drain.clone(),
+            registration,
+        );
         if let Err(refusal) = admin.await {
             eprintln!("board: {refusal}");
             return ExitCode::FAILURE;
@@ -482,7 +510,7 @@ async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> Exit
     #[cfg(feature = "legacy-spec")]
     let app = ladoga::TaskOwners::new().serve(app);
     // `plan_week` durable, on Restate, with `--restate-endpoint`.
-    let app = match durable(&cli, shared.secret(), app).await {
+    let app = match durable(&cli, restate, app).await {
         Ok(app) => app,
         Err(refusal) => {
             eprintln!("board: {refusal}");

@@ -65,7 +65,15 @@ impl Harness {
         let log = std::fs::File::create(state.join("harness.log"))?;
         let child = Command::new(python)
             .arg(SCRIPT)
-            .args(["--suite", suite, "--annotate", annotate, "--port", "0", "--state"])
+            .args([
+                "--suite",
+                suite,
+                "--annotate",
+                annotate,
+                "--port",
+                "0",
+                "--state",
+            ])
             .arg(&state)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())

@@ -12,6 +12,7 @@ use neva::types::{CallToolResponse, ProgressToken};
 use restate_sdk::prelude::Endpoint;
 use tokio::net::TcpListener;
 
+use super::registration::Registration;
 use super::sealed::{Carried, Sealed};
 use super::task_state::{OBJECT, Tasks};
 use super::workflow::{Call, Runs, SERVICE};
@@ -70,7 +71,16 @@ impl std::fmt::Debug for Restate {
 pub(super) struct Ingress {
     pub(super) url: String,
     pub(super) client: reqwest::Client,
+    /// Whether restate-server knows the deployment: a run is started only once it does.
+    pub(super) registration: Registration,
 }
+
+/// How long a run waits for its deployment to be registered: as long as registering tries.
+const REGISTERING: Duration = Duration::from_secs(60);
+
+/// How long a request restate-server refuses for a service it does not know yet is sent again:
+/// a deployment just registered takes a moment to reach its ingress.
+const LEARNING: Duration = Duration::from_secs(10);
 
 impl Restate {
     /// Runs started at the restate-server whose ingress is at `ingress` (its base URL), this
@@ -80,6 +90,7 @@ impl Restate {
             ingress: Arc::new(Ingress {
                 url: ingress.into().trim_end_matches('/').to_owned(),
                 client: reqwest::Client::new(),
+                registration: Registration::new(true),
             }),
             endpoint,
             advertised: None,
@@ -104,7 +115,16 @@ impl Restate {
     /// deployments register URI`).
     pub fn admin(mut self, admin: impl Into<String>) -> Self {
         self.admin = Some(admin.into().trim_end_matches('/').to_owned());
+        if let Some(ingress) = Arc::get_mut(&mut self.ingress) {
+            ingress.registration = Registration::new(false);
+        }
         self
+    }
+
+    /// Whether restate-server knows this server's deployment yet: for a readiness probe, which
+    /// should say the server is not ready until it does (see [`Registration`]).
+    pub fn registration(&self) -> Registration {
+        self.ingress.registration.clone()
     }
 
     /// Takes only the requests restate-server signs with the private key whose public key is
@@ -177,7 +197,8 @@ impl Restate {
         tokio::spawn(serve_endpoint(listener, endpoint));
         if let Some(admin) = &self.admin {
             let client = self.ingress.client.clone();
-            tokio::spawn(register(client, admin.clone(), self.uri()));
+            let registration = self.ingress.registration.clone();
+            tokio::spawn(register(client, admin.clone(), self.uri(), registration));
         }
         let mut app = app.add_singleton(self).wrap_tools(remember);
         use neva::types::task::commands::{CANCEL, GET};
@@ -241,15 +262,31 @@ impl Ingress {
         path: &str,
         body: &impl serde::Serialize,
     ) -> Result<serde_json::Value, Error> {
-        let request = self.client.post(format!("{}/{path}", self.url));
-        // A handler that takes nothing is sent no body.
-        let request = match serde_json::to_value(body) {
-            Ok(serde_json::Value::Null) => request,
-            _ => request.json(body),
+        // A call made as the server starts waits until restate-server knows its deployment.
+        if !self.registration.is_done() && !self.registration.wait(REGISTERING).await {
+            tracing::warn!(target: "ladoga::durable", %path, "the Restate deployment is not registered yet: trying all the same");
+        }
+        let learning = tokio::time::Instant::now() + LEARNING;
+        let (status, bytes) = loop {
+            let request = self.client.post(format!("{}/{path}", self.url));
+            // A handler that takes nothing is sent no body.
+            let request = match serde_json::to_value(body) {
+                Ok(serde_json::Value::Null) => request,
+                _ => request.json(body),
+            };
+            let answer = request.send().await.map_err(unreachable)?;
+            let status = answer.status();
+            let bytes = answer.bytes().await.map_err(unreachable)?;
+            // Not started: a service restate-server does not know yet, asked again shortly.
+            if status == reqwest::StatusCode::NOT_FOUND
+                && unknown_service(&bytes)
+                && tokio::time::Instant::now() < learning
+            {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+                continue;
+            }
+            break (status, bytes);
         };
-        let answer = request.send().await.map_err(unreachable)?;
-        let status = answer.status();
-        let bytes = answer.bytes().await.map_err(unreachable)?;
         if !status.is_success() {
             let told = String::from_utf8_lossy(&bytes);
             tracing::error!(target: "ladoga::durable", %status, %path, %told, "restate-server refused");
@@ -264,6 +301,13 @@ impl Ingress {
         })
     }
 }
+/// Whether restate-server's refusal `body` says it does not know the service asked for: a
+/// deployment not registered yet, or not yet seen by the ingress.
+fn unknown_service(body: &[u8]) -> bool {
+    let said = String::from_utf8_lossy(body).to_lowercase();
+    said.contains("not found") && (said.contains("service") || said.contains("handler"))
+}
+
 /// The tool error of a restate-server that did not answer (the reason is logged).
 pub(super) fn unreachable(error: reqwest::Error) -> Error {
     tracing::error!(target: "ladoga::durable", %error, "restate-server did not answer");
@@ -336,8 +380,8 @@ fn traced(params: &serde_json::Value) -> Option<super::workflow::Trace> {
 }
 
 /// Registers the deployment at `uri` with the admin API at `admin`, trying for a minute while
-/// restate-server is not there yet.
-async fn register(client: reqwest::Client, admin: String, uri: String) {
+/// restate-server is not there yet; `registration` done once it is.
+async fn register(client: reqwest::Client, admin: String, uri: String, registration: Registration) {
     let mut last = String::new();
     for _ in 0..120 {
         let sent = client
@@ -348,6 +392,7 @@ async fn register(client: reqwest::Client, admin: String, uri: String) {
         match sent {
             Ok(answer) if answer.status().is_success() => {
                 tracing::info!(target: "ladoga::durable", %uri, "the Restate deployment is registered");
+                registration.done();
                 return;
             }
             Ok(answer) => {

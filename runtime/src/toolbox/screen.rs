@@ -280,7 +280,8 @@ mod tests {
     #[test]
     fn absent_annotations_read_as_mcp_defaults_them() {
         let annotated = |annotations: serde_json::Value| {
-            let tool = json!({"name": "t", "inputSchema": {"type": "object"}, "annotations": annotations});
+            let tool =
+                json!({"name": "t", "inputSchema": {"type": "object"}, "annotations": annotations});
             hinted(&serde_json::from_value(tool).expect("a tool"))
         };
         // Nothing said: untrusted, may change things, reaches outside.

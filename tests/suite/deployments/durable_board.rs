@@ -1016,3 +1016,59 @@ async fn a_durable_run_keeps_the_message_it_was_steered_with_through_a_crash() {
         "add_task ran once: {listed}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs restate-server: LADOGA_RESTATE (scripts/peers install)"]
+async fn a_call_made_before_restate_knows_the_board_waits_and_readyz_says_so() {
+    // restate-server's ports are chosen, but it is not running as the board starts: the board
+    // cannot register its deployment yet.
+    let mut restate = Restate::start().await;
+    restate.kill();
+    let script = adding_then_answering(Duration::ZERO);
+    let model = script.serve().await.expect("the model's server");
+    let scratch = Scratch::new("durable-board-unregistered");
+    let (http, endpoint, admin) = (free_addr(), free_addr(), free_addr());
+    let admin_arg = admin.to_string();
+    let mut board = durable_board_with(
+        http,
+        endpoint,
+        &restate,
+        &model.url(),
+        &scratch.path,
+        &["--admin", &admin_arg],
+    )
+    .await;
+    let readyz = || async move {
+        let response = reqwest::get(format!("http://{admin}/readyz"))
+            .await
+            .expect("the admin address answers");
+        let status = response.status().as_u16();
+        (status, response.text().await.expect("a body"))
+    };
+    let (status, reason) = readyz().await;
+    assert_eq!(status, 503, "{reason}");
+    assert!(reason.contains("restate-server does not know"), "{reason}");
+
+    // A call made now waits for the deployment rather than failing the run.
+    let call = tokio::spawn(async move {
+        let client = connect(http).await;
+        let result = client
+            .tools()
+            .call("plan_week", [("focus", "the release")])
+            .await
+            .expect("tools/call");
+        client.disconnect().await.expect("disconnects");
+        result
+    });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(!call.is_finished(), "the call waits");
+    restate.start_again().await;
+    let result = tokio::time::timeout(Duration::from_secs(90), call)
+        .await
+        .expect("the call answers once the deployment is registered")
+        .expect("the call's task");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(answer(&result), PLANNED);
+    assert_eq!(readyz().await, (200, "ready\n".to_owned()));
+    board.kill().await.expect("stops");
+}
