@@ -7,7 +7,8 @@
 //!   restate-server knows its deployment; else `503` with a one-line reason.
 //!   A model server that is down does not make the board unready: every replica shares it,
 //!   and the calls say so themselves.
-//! - `GET /metrics`: the metrics Ladoga records (`ladoga::metrics`), in Prometheus' text format.
+//! - `GET /metrics`: the metrics Ladoga records (`ladoga::metrics`), and the board's live heap
+//!   (`board_heap_live_bytes`, `heap.rs`), in Prometheus' text format.
 //!
 //! Anything else is `404`. The address carries no authentication: bind it on loopback or on a
 //! private interface only.
@@ -134,7 +135,7 @@ impl Admin {
             "/metrics" => respond(
                 StatusCode::OK,
                 "text/plain; version=0.0.4; charset=utf-8",
-                self.metrics.render(),
+                self.metrics.render() + &crate::heap::metric(),
             ),
             _ => text(StatusCode::NOT_FOUND, "not found"),
         }

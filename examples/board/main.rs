@@ -68,6 +68,7 @@ mod auth;
 mod body_limit;
 mod front;
 mod grace;
+mod heap;
 mod oauth;
 mod owners;
 mod planner;
@@ -341,6 +342,8 @@ async fn durable(
 
 /// Serves as `cli` says until a signal (`signals`, over HTTP) or the end of stdin stops it.
 async fn serve(cli: Cli, #[cfg(unix)] signals: Option<signals::Signals>) -> ExitCode {
+    // What a burst of calls freed goes back to the system (see `docs/operating.md`).
+    heap::trim_now_and_then();
     let auth = match auth::Auth::from_flags(cli.auth, cli.stdio) {
         Ok(auth) => auth,
         Err(refusal) => {

@@ -6,6 +6,7 @@
 //!      [--replicas 1 [--restart]] [--model-delay 0]
 //! load --durable 100 [--kill-every 10] [--spacing-ms 300] [--model-delay 1500]
 //! load --fill-sessions 20 [--ceiling-mib 512]
+//! load --drop 1000
 //! ```
 //!
 //! The sessions call for `--warmup` seconds first (connections, buffers and the allocator's
@@ -36,8 +37,14 @@
 //! 40 sessions each (a caller may keep 32) and grow each past a session's own bound (1 MiB), all
 //! at once: far more than the board's session bounds let it keep (`fill.rs`). It fails on any
 //! call not answered, and on a resident memory past `--ceiling-mib`.
+//!
+//! With `--drop N`, N `plan_week` calls at once on 50 sessions of `board --admin`, each dropped
+//! (its session with it) while the model is still answering (`drop.rs`). It fails unless the
+//! board's live heap (`board_heap_live_bytes`) is back within 10 % of its baseline once the runs
+//! have ended, and prints the resident memory beside it.
 
 mod balancer;
+mod drop;
 #[cfg(not(feature = "legacy-spec"))]
 mod durable;
 mod fill;
@@ -118,6 +125,10 @@ struct Cli {
     /// With `--fill-sessions`: the most resident memory the board may reach, in MiB.
     #[arg(long, default_value_t = 512.0)]
     ceiling_mib: f64,
+    /// Make this many calls at once and drop each while its model is still answering instead,
+    /// and check that the board's live heap comes back within 10 % of its baseline.
+    #[arg(long, value_name = "CALLS")]
+    drop: Option<usize>,
 }
 
 /// The request-state secret the replicas share in the restart mode: 48 bytes.
@@ -160,6 +171,13 @@ fn board(cli: &Cli) -> Result<PathBuf, String> {
 
 /// Runs the load and prints its report; `Ok(false)` when a target was missed.
 async fn run(cli: &Cli) -> Result<bool, Box<dyn std::error::Error>> {
+    if let Some(calls) = cli.drop {
+        return drop::run(&drop::Drop {
+            calls,
+            board: board(cli)?,
+        })
+        .await;
+    }
     if let Some(callers) = cli.fill_sessions {
         return fill::run(&fill::Fill {
             callers,
