@@ -96,7 +96,9 @@
 //! that finds the quota spent after its first turn stops at the `quota` bound, and `on_limit`
 //! decides. An orchestrator called in process by another books its spend against its own tool's
 //! quota, and the server's quota once, by the run at the top of the tree. A run that goes on in a
-//! later round (an approval, a question) is not admitted again: it books request by request.
+//! later round (an approval, a question) is not admitted again: it books request by request. So
+//! does a durable run (`durable = true`): a replica killed mid-run could not give a reservation
+//! back, and its run, replayed on another, would reserve again.
 //!
 //! # Across MCP
 //!

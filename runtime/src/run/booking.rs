@@ -97,8 +97,10 @@ where
             (input as f64 * price.input() + output as f64 * price.output()) / 1_000_000.0
         };
         let full = worst(wanted.unwrap_or(ASSUMED_OUTPUT_TOKENS));
-        // A call's first request: admitted only with a whole run's worth reserved.
-        if run.turns == 0 && book.admits() {
+        // A call's first request: admitted only with a whole run's worth reserved. Not a
+        // durable run's: a replica killed mid-run could not give its reservation back, and the
+        // run replayed elsewhere would reserve again; it books request by request.
+        if run.turns == 0 && book.admits() && self.seams.recorder.is_none() {
             let worth = self.run_worth(run, full);
             if !book.reserve(worth).await? {
                 return Ok(Reserved::Refused);
