@@ -46,7 +46,7 @@ async fn hurried(task: String) -> String {
 }
 
 /// Must finish fast, and keeps what it did.
-#[orchestrator(timeout = "400ms", on_limit = "partial")]
+#[orchestrator(timeout = "1s", on_limit = "partial")]
 async fn hurried_partial(task: String) -> String {
     task
 }

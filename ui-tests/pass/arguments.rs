@@ -24,7 +24,12 @@ struct Trip {
 /// Four values, in one argument.
 #[orchestrator]
 async fn book_trip(trip: Json<Trip>) -> String {
-    let Trip { city, nights, budget, traveller } = trip.into_inner();
+    let Trip {
+        city,
+        nights,
+        budget,
+        traveller,
+    } = trip.into_inner();
     format!("Book {nights} nights in {city} for {traveller}, {budget} at most.")
 }
 

@@ -21,7 +21,9 @@ async fn fixed() -> &'static str {
 /// A whole request.
 #[orchestrator(turns = 2, on_limit = "error")]
 async fn whole(topic: String, words: i64) -> svir::Request {
-    svir::Request::new("any").temperature(0.2).user(format!("{words} words on {topic}"))
+    svir::Request::new("any")
+        .temperature(0.2)
+        .user(format!("{words} words on {topic}"))
 }
 
 /// A brief that may fail, from the context and an injected value.

@@ -35,7 +35,17 @@ use ladoga::session::{
 fn main() {
     let _ = (metrics::serve, metrics::describe, metrics::TOKEN_USAGE);
     let _: fn() -> bool = round_unlocked;
-    let _ = (DEFAULT_TURNS, DEFAULT_DEPTH, DEFAULT_MAX_RESULT, DEFAULT_CALL_TIMEOUT);
-    let _ = (DEFAULT_OUTPUT_RETRIES, DEFAULT_RETRIES, DEFAULT_STREAM_INTERVAL, PAUSED_RUN_TTL);
+    let _ = (
+        DEFAULT_TURNS,
+        DEFAULT_DEPTH,
+        DEFAULT_MAX_RESULT,
+        DEFAULT_CALL_TIMEOUT,
+    );
+    let _ = (
+        DEFAULT_OUTPUT_RETRIES,
+        DEFAULT_RETRIES,
+        DEFAULT_STREAM_INTERVAL,
+        PAUSED_RUN_TTL,
+    );
     let _ = (REPORT_KEY, STREAM_LOGGER, CALLER_MODEL_STATE_BYTES);
 }
