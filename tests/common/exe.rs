@@ -2,9 +2,10 @@
 //!
 //! They belong to `ladoga-examples`, and cargo builds a package's binaries (and sets
 //! `CARGO_BIN_EXE_*`) only for that package's own tests. So the first call in a test binary
-//! runs `cargo build -p ladoga-examples --bins`, with `--features legacy-spec` when this package
-//! has it, in the profile of the test: a no-op when they are fresh, and never an old binary nor
-//! one of the other MCP generation. Cargo holds no lock on the target folder while the tests
+//! runs `cargo build --workspace --bins`, with `--features legacy-spec` when this package has it,
+//! in the profile of the test: a no-op when they are fresh, and never an old binary nor one of the
+//! other MCP generation. The whole workspace, as `scripts/test` builds the tests: `-p` with one
+//! package would resolve the dependencies' features otherwise, and build them all again. Cargo holds no lock on the target folder while the tests
 //! run, so this does not wait on the `cargo test` that started them.
 
 use std::collections::HashMap;
@@ -25,7 +26,7 @@ pub fn exe(name: &str) -> &'static str {
 
 /// Builds the binaries of `ladoga-examples`: each one's name and path.
 fn build() -> Result<HashMap<String, String>, String> {
-    let mut args = vec!["build", "-p", "ladoga-examples", "--bins"];
+    let mut args = vec!["build", "--workspace", "--bins"];
     if cfg!(feature = "legacy-spec") {
         args.extend(["--features", "legacy-spec"]);
     }
